@@ -1,0 +1,208 @@
+//! The field list shared by entities and object schemas: which fields are plain, which are
+//! nested schemas, under which JSON name each is read; and the `RecordWriter` / `RecordReader`
+//! calls generated from it.
+
+use darling::FromAttributes;
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Ident, Path, Type};
+
+use crate::serde_attrs::{SerdeContainer, SerdeField};
+
+/// One field of the struct, as the generated code reads and writes it.
+pub(crate) struct Field {
+    /// The Rust field.
+    pub member: Ident,
+    pub ty: Type,
+    /// The JSON key the field is read from (serde's deserialize name).
+    pub name: String,
+    pub kind: FieldKind,
+}
+
+pub(crate) enum FieldKind {
+    /// A plain value, checked and read with the type's `Deserialize` or with `deserialize_with`.
+    Plain { deserialize_with: Option<Path> },
+    /// A nested schema: the field's type implements `Schema`.
+    Nested,
+    /// `#[serde(skip)]` / `#[serde(skip_deserializing)]`: always `Default`.
+    Skipped,
+}
+
+/// What the derive is called on, for messages: `"entity"` or `"object schema"`.
+#[derive(Clone, Copy)]
+pub(crate) struct Derive {
+    /// `Entity` or `Schema`.
+    pub name: &'static str,
+    /// What the type becomes: `entity`, `object schema`.
+    pub noun: &'static str,
+    /// The plural of `noun`.
+    pub nouns: &'static str,
+    /// A short declaration of the right shape, for messages.
+    pub example: &'static str,
+}
+
+/// An error at `span`.
+pub(crate) fn error_at(span: Span, message: impl std::fmt::Display) -> darling::Error {
+    syn::Error::new(span, message).into()
+}
+
+/// Rejects generic types, with the error on the generics.
+pub(crate) fn reject_generics(input: &DeriveInput, derive: Derive, errors: &mut darling::error::Accumulator) {
+    if !input.generics.params.is_empty() {
+        errors.push(
+            darling::Error::custom(format!(
+                "generic {} are not supported by `#[derive({})]`",
+                derive.nouns, derive.name
+            ))
+            .with_span(&input.generics),
+        );
+    }
+}
+
+/// The named fields of a struct, or an error on what the input is instead.
+pub(crate) fn named_fields(input: &DeriveInput, derive: Derive) -> darling::Result<&syn::FieldsNamed> {
+    let (span, found) = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(fields) => return Ok(fields),
+            Fields::Unnamed(fields) => (fields.span(), "a tuple struct"),
+            Fields::Unit => (input.ident.span(), "a unit struct"),
+        },
+        Data::Enum(data) => (data.enum_token.span(), "an enum"),
+        Data::Union(data) => (data.union_token.span(), "a union"),
+    };
+    Err(error_at(
+        span,
+        format!(
+            "`#[derive({})]` needs a struct with named fields, like `{}`; found {found}",
+            derive.name, derive.example
+        ),
+    ))
+}
+
+/// Reads the struct-level serde attributes.
+pub(crate) fn serde_container(input: &DeriveInput, errors: &mut darling::error::Accumulator) -> SerdeContainer {
+    errors
+        .handle(SerdeContainer::from_attributes(&input.attrs))
+        .unwrap_or_default()
+}
+
+/// Builds the model of one field from its serde attributes and the derive's own marker
+/// (`nested`: the field carries `#[entity(schema)]` / `#[schema(nested)]`).
+pub(crate) fn field(
+    field: &syn::Field,
+    container: &SerdeContainer,
+    nested: bool,
+    derive: Derive,
+    errors: &mut darling::error::Accumulator,
+) -> Option<Field> {
+    let member = field.ident.clone()?;
+    let serde = errors
+        .handle(SerdeField::from_attributes(&field.attrs))
+        .unwrap_or_default();
+    if serde.flatten.is_present() {
+        errors.push(error_at(
+            serde.flatten.span(),
+            format!("`#[serde(flatten)]` is not supported on {} fields", derive.noun),
+        ));
+    }
+    let renamed = serde.rename.as_ref().and_then(|r| r.0.clone());
+    let name = renamed.unwrap_or_else(|| {
+        let rust = member.unraw().to_string();
+        match container.rename_all.as_ref().and_then(|r| r.0) {
+            Some(rule) => rule.apply_to_field(&rust),
+            None => rust,
+        }
+    });
+    let deserialize_with = serde.deserializer();
+    let kind = if serde.skipped() {
+        FieldKind::Skipped
+    } else if nested {
+        if let Some(path) = &deserialize_with {
+            errors.push(
+                darling::Error::custom(
+                    "`#[serde(deserialize_with)]` and `#[serde(with)]` cannot apply to a nested-schema field: \
+                     its schema reads it",
+                )
+                .with_span(path),
+            );
+        }
+        FieldKind::Nested
+    } else {
+        FieldKind::Plain { deserialize_with }
+    };
+    Some(Field {
+        member,
+        ty: field.ty.clone(),
+        name,
+        kind,
+    })
+}
+
+/// The `RecordWriter` calls of a field list, each ending in `?`.
+pub(crate) fn write_fields(fields: &[Field], w: &Ident) -> TokenStream {
+    let v = Ident::new("v", Span::mixed_site());
+    fields
+        .iter()
+        .map(|f| {
+            let Field { ty, name, .. } = f;
+            let span = ty.span();
+            match &f.kind {
+                FieldKind::Plain { deserialize_with: None } => quote_spanned! {span=>
+                    #w.plain::<#ty>(#name)?;
+                },
+                FieldKind::Plain {
+                    deserialize_with: Some(path),
+                } => quote_spanned! {span=>
+                    #w.plain_with(#name, |#v| #path(#v).map(|_: #ty| ()))?;
+                },
+                FieldKind::Nested => quote_spanned! {span=>
+                    #w.nested::<#ty>(#name)?;
+                },
+                FieldKind::Skipped => quote!(),
+            }
+        })
+        .collect()
+}
+
+/// The `RecordReader` calls of a field list, each assigning the field of `out` when the record
+/// holds it.
+pub(crate) fn read_fields(fields: &[Field], r: &Ident, out: &Ident) -> TokenStream {
+    let v = Ident::new("v", Span::mixed_site());
+    fields
+        .iter()
+        .map(|f| {
+            let Field { member, ty, name, .. } = f;
+            let span = ty.span();
+            match &f.kind {
+                FieldKind::Plain { deserialize_with: None } => quote_spanned! {span=>
+                    if let ::core::option::Option::Some(#v) = #r.plain::<#ty>(#name)? {
+                        #out.#member = #v;
+                    }
+                },
+                FieldKind::Plain {
+                    deserialize_with: Some(path),
+                } => quote_spanned! {span=>
+                    if let ::core::option::Option::Some(#v) = #r.plain_with::<#ty>(#name, #path)? {
+                        #out.#member = #v;
+                    }
+                },
+                FieldKind::Nested => quote_spanned! {span=>
+                    if let ::core::option::Option::Some(#v) = #r.nested::<#ty>(#name)? {
+                        #out.#member = <#ty as ::core::convert::From<_>>::from(#v);
+                    }
+                },
+                FieldKind::Skipped => quote!(),
+            }
+        })
+        .collect()
+}
+
+/// The types of the nested-schema fields, in declaration order.
+pub(crate) fn nested_types(fields: &[Field]) -> impl Iterator<Item = &Type> {
+    fields
+        .iter()
+        .filter(|f| matches!(f.kind, FieldKind::Nested))
+        .map(|f| &f.ty)
+}

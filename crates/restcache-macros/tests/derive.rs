@@ -1,0 +1,736 @@
+//! What the derives generate, seen through the store: each test writes a response with
+//! `Store::set_response` and reads it back with `Store::get_response`.
+
+use std::sync::Arc;
+
+use restcache::prelude::*;
+use restcache::schema::{Entity as _, Schema as _, Union as _};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+type Result<T = ()> = std::result::Result<T, Error>;
+
+fn read<S: restcache::schema::Schema>(store: &Store, key: &str) -> Arc<S::Output> {
+    store
+        .get_response::<S>(key, &())
+        .expect("a usable schema")
+        .data
+        .expect("data under the key")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entities
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Entity)]
+struct User {
+    #[entity(pk)]
+    id: String,
+    name: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Entity)]
+#[entity(key = "Todo")]
+#[serde(rename_all = "camelCase")]
+struct Todo {
+    #[entity(pk)]
+    id: String,
+    title: String,
+    user_id: u32,
+    #[serde(rename = "done")]
+    is_done: bool,
+    #[entity(schema)]
+    owner: Option<User>,
+}
+
+#[test]
+fn entity_key_defaults_to_the_struct_name_and_names_the_collection_table() {
+    assert_eq!(<User as restcache::schema::Entity>::KEY, "User");
+    assert_eq!(<User as restcache::schema::Entity>::COLLECTION_KEY, "[User]");
+    assert_eq!(<Todo as restcache::schema::Entity>::KEY, "Todo");
+    assert_eq!(<Todo as restcache::schema::EntitySchema>::collection_key(), "[Todo]");
+}
+
+#[test]
+fn field_pk_is_the_string_form_of_the_renamed_json_field() {
+    assert_eq!(Todo::pk(&json!({ "id": "t1" })).as_deref(), Some("t1"));
+    assert_eq!(Todo::pk(&json!({ "id": 7 })).as_deref(), Some("7"));
+    assert_eq!(Todo::pk(&json!({ "id": "" })), None);
+    assert_eq!(Todo::pk(&json!({ "title": "no id" })), None);
+    assert_eq!(Todo::pk(&json!("t1")), None);
+}
+
+#[test]
+fn rename_all_and_rename_choose_the_json_names_read() -> Result {
+    let mut store = Store::new();
+    let response = json!({ "id": "1", "title": "ship", "userId": 7, "done": true, "user_id": 99, "is_done": false });
+    store.set_response::<Todo>("GET /todos/1", &(), &response)?;
+    let todo = read::<Todo>(&store, "GET /todos/1");
+    assert_eq!(todo.user_id, 7, "read from \"userId\", not \"user_id\"");
+    assert!(todo.is_done, "read from \"done\", not \"is_done\"");
+    Ok(())
+}
+
+#[test]
+fn rename_all_and_rename_choose_the_json_names_checked() {
+    let mut store = Store::new();
+    // The Rust names are not checked: they are unknown fields of the record.
+    let ok = json!({ "id": "1", "user_id": "not a number", "is_done": "nope" });
+    assert!(store.set_response::<Todo>("GET /todos/1", &(), &ok).is_ok());
+    // The JSON names are.
+    let bad = json!({ "id": "2", "userId": "not a number" });
+    let err = store.set_response::<Todo>("GET /todos/2", &(), &bad).unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { position, .. } if position == "/userId"),
+        "{err:?}"
+    );
+    let bad = json!({ "id": "3", "done": "nope" });
+    let err = store.set_response::<Todo>("GET /todos/3", &(), &bad).unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { position, .. } if position == "/done"),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn a_wrong_field_type_is_a_decode_error_at_the_field() {
+    let mut store = Store::new();
+    let err = store
+        .set_response::<Todo>("GET /todos/1", &(), &json!({ "id": "1", "title": 5 }))
+        .unwrap_err();
+    match err {
+        Error::Decode {
+            entity,
+            position,
+            message,
+            ..
+        } => {
+            assert_eq!(entity.as_deref(), Some("Todo"));
+            assert_eq!(position, "/title");
+            assert!(message.contains("expected a string"), "{message}");
+        }
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+    assert!(
+        store.get_response::<Todo>("GET /todos/1", &()).unwrap().data.is_none(),
+        "nothing written"
+    );
+}
+
+#[test]
+fn deserialize_and_serialize_halves_of_rename_are_told_apart() -> Result {
+    #[derive(Clone, Debug, Default, Deserialize, Entity)]
+    #[serde(rename_all(serialize = "UPPERCASE", deserialize = "kebab-case"))]
+    struct Halves {
+        #[entity(pk)]
+        the_id: u64,
+        #[serde(rename(serialize = "out", deserialize = "in"))]
+        renamed: String,
+        only_serialize_renamed_all: u8,
+    }
+    #[derive(Clone, Debug, Default, Deserialize, Entity)]
+    #[serde(rename_all(serialize = "UPPERCASE"))]
+    struct SerializeOnly {
+        #[entity(pk)]
+        the_id: u64,
+        #[serde(rename(serialize = "out"))]
+        kept: String,
+    }
+    let mut store = Store::new();
+    store.set_response::<Halves>(
+        "a",
+        &(),
+        &json!({ "the-id": 1, "in": "x", "only-serialize-renamed-all": 3 }),
+    )?;
+    let h = read::<Halves>(&store, "a");
+    assert_eq!(
+        (h.the_id, h.renamed.as_str(), h.only_serialize_renamed_all),
+        (1, "x", 3)
+    );
+
+    store.set_response::<SerializeOnly>("b", &(), &json!({ "the_id": 2, "kept": "y" }))?;
+    let s = read::<SerializeOnly>(&store, "b");
+    assert_eq!((s.the_id, s.kept.as_str()), (2, "y"));
+    Ok(())
+}
+
+#[test]
+fn every_rename_all_rule_names_the_json_fields() -> Result {
+    macro_rules! case {
+        ($name:ident, $rule:literal, $pk:literal, $field:literal) => {{
+            #[derive(Clone, Debug, Default, Entity)]
+            #[serde(rename_all = $rule)]
+            struct $name {
+                #[entity(pk)]
+                id: u8,
+                user_id: u8,
+            }
+            let mut store = Store::new();
+            store.set_response::<$name>("k", &(), &json!({ $pk: 1, $field: 42 }))?;
+            let read = read::<$name>(&store, "k");
+            assert_eq!((read.id, read.user_id), (1, 42), "rule {}", $rule);
+        }};
+    }
+    case!(Lower, "lowercase", "id", "user_id");
+    case!(Upper, "UPPERCASE", "ID", "USER_ID");
+    case!(Pascal, "PascalCase", "Id", "UserId");
+    case!(Camel, "camelCase", "id", "userId");
+    case!(Snake, "snake_case", "id", "user_id");
+    case!(ScreamingSnake, "SCREAMING_SNAKE_CASE", "ID", "USER_ID");
+    case!(Kebab, "kebab-case", "id", "user-id");
+    case!(ScreamingKebab, "SCREAMING-KEBAB-CASE", "ID", "USER-ID");
+    Ok(())
+}
+
+#[test]
+fn raw_identifier_fields_are_read_without_r_hash() -> Result {
+    #[derive(Clone, Debug, Default, Entity)]
+    struct Event {
+        #[entity(pk)]
+        id: u64,
+        r#type: String,
+    }
+    let mut store = Store::new();
+    store.set_response::<Event>("k", &(), &json!({ "id": 1, "type": "click" }))?;
+    assert_eq!(read::<Event>(&store, "k").r#type, "click");
+    Ok(())
+}
+
+/// Reads numbers written as strings.
+fn number_from_string<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<u32, D::Error> {
+    let s = String::deserialize(d)?;
+    s.parse().map_err(serde::de::Error::custom)
+}
+
+mod upper {
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        <String as serde::Deserialize>::deserialize(d).map(|s| s.to_uppercase())
+    }
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Entity)]
+struct Counter {
+    #[entity(pk)]
+    id: u64,
+    #[serde(deserialize_with = "number_from_string")]
+    count: u32,
+    #[serde(with = "upper")]
+    label: String,
+}
+
+#[test]
+fn deserialize_with_and_with_read_the_field() -> Result {
+    let mut store = Store::new();
+    store.set_response::<Counter>("k", &(), &json!({ "id": 1, "count": "42", "label": "abc" }))?;
+    let c = read::<Counter>(&store, "k");
+    assert_eq!(c.count, 42, "the string was read by number_from_string");
+    assert_eq!(c.label, "ABC", "read by upper::deserialize");
+    Ok(())
+}
+
+#[test]
+fn deserialize_with_checks_the_field_on_write() {
+    let mut store = Store::new();
+    // A plain number is what u32's own Deserialize accepts, but not number_from_string.
+    let err = store
+        .set_response::<Counter>("k", &(), &json!({ "id": 1, "count": 42 }))
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { position, .. } if position == "/count"),
+        "{err:?}"
+    );
+    let err = store
+        .set_response::<Counter>("k", &(), &json!({ "id": 1, "count": "x" }))
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { position, .. } if position == "/count"),
+        "{err:?}"
+    );
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Entity)]
+struct Secretive {
+    #[entity(pk)]
+    id: u64,
+    #[serde(skip)]
+    cache: Vec<u8>,
+    #[serde(skip_deserializing)]
+    local: String,
+    #[serde(default, alias = "other")]
+    kept: u8,
+}
+
+#[test]
+fn skipped_fields_are_neither_checked_nor_read() -> Result {
+    let mut store = Store::new();
+    // Wrong types in skipped fields are not errors...
+    store.set_response::<Secretive>(
+        "k",
+        &(),
+        &json!({ "id": 1, "cache": "not bytes", "local": 5, "kept": 3 }),
+    )?;
+    let s = read::<Secretive>(&store, "k");
+    // ...and right types are not read: skipped fields keep their Default.
+    store.set_response::<Secretive>("k2", &(), &json!({ "id": 2, "cache": [1, 2], "local": "x" }))?;
+    let s2 = read::<Secretive>(&store, "k2");
+    assert_eq!((s.cache.len(), s.local.as_str(), s.kept), (0, "", 3));
+    assert_eq!((s2.cache.len(), s2.local.as_str()), (0, ""));
+    Ok(())
+}
+
+#[derive(Clone, Debug, Default, serde::Serialize, Deserialize, Entity)]
+#[serde(crate = "serde", deny_unknown_fields, bound(deserialize = ""), rename = "Tolerant")]
+#[serde(default, expecting = "a tolerant thing")]
+struct Tolerant {
+    #[entity(pk)]
+    #[serde(alias = "ID", alias = "Id", skip_serializing_if = "String::is_empty")]
+    id: String,
+    #[serde(default = "seven", serialize_with = "serialize_doubled")]
+    n: u8,
+}
+
+fn seven() -> u8 {
+    7
+}
+
+fn serialize_doubled<S: serde::Serializer>(n: &u8, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_u8(n * 2)
+}
+
+#[test]
+fn serde_attributes_that_do_not_change_the_json_read_are_accepted_and_ignored() -> Result {
+    let mut store = Store::new();
+    store.set_response::<Tolerant>("k", &(), &json!({ "id": "a", "n": 3 }))?;
+    let t = read::<Tolerant>(&store, "k");
+    assert_eq!((t.id.as_str(), t.n), ("a", 3));
+    // An absent field is the type's Default, not serde's `default = ...`.
+    store.set_response::<Tolerant>("k2", &(), &json!({ "id": "b" }))?;
+    assert_eq!(read::<Tolerant>(&store, "k2").n, 0);
+    Ok(())
+}
+
+#[test]
+fn absent_fields_take_their_default() -> Result {
+    let mut store = Store::new();
+    store.set_response::<Todo>("k", &(), &json!({ "id": "1" }))?;
+    assert_eq!(
+        *read::<Todo>(&store, "k"),
+        Todo {
+            id: "1".into(),
+            ..Todo::default()
+        }
+    );
+    Ok(())
+}
+
+#[test]
+fn a_nested_entity_is_stored_in_its_own_table_and_shared() -> Result {
+    let mut store = Store::new();
+    let todo = json!({ "id": "1", "title": "ship", "owner": { "id": "u1", "name": "Ada" } });
+    store.set_response::<Todo>("GET /todos/1", &(), &todo)?;
+    assert_eq!(read::<Todo>(&store, "GET /todos/1").owner.as_ref().unwrap().name, "Ada");
+    // The user is in the User table: another response updates it, and the todo sees it.
+    store.set_response::<User>("GET /users/u1", &(), &json!({ "id": "u1", "name": "Ada L." }))?;
+    assert_eq!(
+        read::<Todo>(&store, "GET /todos/1").owner.as_ref().unwrap().name,
+        "Ada L."
+    );
+    Ok(())
+}
+
+#[test]
+fn a_nested_field_is_normalized_by_its_schema() {
+    let mut store = Store::new();
+    // A nested entity without a pk is an InvalidResponse at its position, not a decode error.
+    let err = store
+        .set_response::<Todo>("k", &(), &json!({ "id": "1", "owner": { "name": "Ada" } }))
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidResponse { entity: Some(e), position, .. } if e == "User" && position == "/owner"),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn nested_entity_keys_are_registered_so_key_clashes_are_found() {
+    #[derive(Clone, Debug, Default, Entity)]
+    #[entity(key = "User")]
+    struct Impostor {
+        #[entity(pk)]
+        id: String,
+    }
+    let mut store = Store::new();
+    store.set_response::<Todo>("a", &(), &json!({ "id": "1" })).unwrap();
+    // Todo registered User through its nested field, so Impostor's "User" clashes.
+    let err = store
+        .set_response::<Impostor>("b", &(), &json!({ "id": "1" }))
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidConfig { .. }), "{err:?}");
+}
+
+fn isbn_pk(input: &Value) -> Option<String> {
+    Some(format!(
+        "{}-{}",
+        input.get("prefix")?.as_str()?,
+        input.get("number")?.as_u64()?
+    ))
+}
+
+#[derive(Clone, Debug, Default, Entity)]
+#[entity(pk = isbn_pk)]
+struct Book {
+    prefix: String,
+    number: u64,
+    title: String,
+}
+
+#[test]
+fn container_pk_fn_computes_the_primary_key() -> Result {
+    assert_eq!(
+        Book::pk(&json!({ "prefix": "978", "number": 3 })).as_deref(),
+        Some("978-3")
+    );
+    let mut store = Store::new();
+    store.set_response::<Vec<Book>>("a", &(), &json!([{ "prefix": "978", "number": 3, "title": "A" }]))?;
+    // Same pk from another response: the same record.
+    store.set_response::<Book>("b", &(), &json!({ "prefix": "978", "number": 3, "title": "B" }))?;
+    assert_eq!(read::<Vec<Book>>(&store, "a")[0].title, "B");
+    let err = store
+        .set_response::<Book>("c", &(), &json!({ "title": "no pk" }))
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidResponse { .. }), "{err:?}");
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unions
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct Link {
+    #[entity(pk)]
+    id: u64,
+    url: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct Post {
+    #[entity(pk)]
+    id: u64,
+    content: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct BlogPost {
+    #[entity(pk)]
+    id: u64,
+    body: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Union)]
+#[union(attribute = "type")]
+enum FeedItem {
+    Link(Link),
+    #[union(tag = "post")]
+    Post(Post),
+    #[union(other)]
+    Other(serde_json::Value),
+}
+
+#[test]
+fn union_constants_follow_the_declaration() {
+    assert_eq!(FeedItem::NAME, "FeedItem");
+    assert_eq!(FeedItem::TAGS, &["link", "post"]);
+    assert_eq!(FeedItem::KEYS, &["Link", "Post"]);
+    const { assert!(FeedItem::HAS_OTHER) };
+    assert_eq!(<FeedItem as restcache::schema::Union>::collection_key(), "[Link;Post]");
+    assert_eq!(
+        <FeedItem as restcache::schema::EntitySchema>::collection_key(),
+        "[Link;Post]"
+    );
+}
+
+#[test]
+fn union_with_attribute_picks_variants_by_the_field_and_keeps_others() -> Result {
+    let mut store = Store::new();
+    let feed = json!([
+        { "type": "link", "id": 1, "url": "https://a" },
+        { "type": "post", "id": 1, "content": "hello" },
+        { "type": "video", "id": 9 },
+    ]);
+    store.set_response::<Vec<FeedItem>>("GET /feed", &(), &feed)?;
+    let items = read::<Vec<FeedItem>>(&store, "GET /feed");
+    assert_eq!(
+        *items,
+        [
+            FeedItem::Link(Link {
+                id: 1,
+                url: "https://a".into()
+            }),
+            FeedItem::Post(Post {
+                id: 1,
+                content: "hello".into()
+            }),
+            FeedItem::Other(json!({ "type": "video", "id": 9 })),
+        ]
+    );
+    // Variants are stored in their entities' tables.
+    store.set_response::<Post>("GET /posts/1", &(), &json!({ "id": 1, "content": "edited" }))?;
+    assert_eq!(
+        read::<Vec<FeedItem>>(&store, "GET /feed")[1],
+        FeedItem::Post(Post {
+            id: 1,
+            content: "edited".into()
+        })
+    );
+    Ok(())
+}
+
+#[derive(Clone, Debug, PartialEq, Union)]
+#[union(attribute = "kind")]
+enum Strict {
+    Link(Link),
+    BlogPost(BlogPost),
+}
+
+#[test]
+fn union_default_tags_are_the_variant_names_in_snake_case() -> Result {
+    assert_eq!(Strict::TAGS, &["link", "blog_post"]);
+    const { assert!(!Strict::HAS_OTHER) };
+    let mut store = Store::new();
+    store.set_response::<Strict>("k", &(), &json!({ "kind": "blog_post", "id": 4, "body": "b" }))?;
+    assert_eq!(
+        *read::<Strict>(&store, "k"),
+        Strict::BlogPost(BlogPost {
+            id: 4,
+            body: "b".into()
+        })
+    );
+    Ok(())
+}
+
+#[test]
+fn union_without_other_rejects_an_unmatched_object() {
+    let mut store = Store::new();
+    let err = store
+        .set_response::<Strict>("k", &(), &json!({ "kind": "video", "id": 4 }))
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidResponse { .. }), "{err:?}");
+    assert_eq!(Strict::from_other(&json!({})), None);
+}
+
+/// The tag from the shape of the input: a `url` makes a link, a `content` a post.
+fn feed_kind(value: &Value, _parent: Option<&Value>, _key: Option<&str>) -> Option<String> {
+    if value.get("url").is_some() {
+        Some("link".into())
+    } else if value.get("content").is_some() {
+        Some("post".into())
+    } else {
+        None
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Union)]
+#[union(attribute_fn = feed_kind)]
+enum ByShape {
+    Link(Link),
+    #[union(tag = "post")]
+    Article(Post),
+}
+
+#[test]
+fn union_with_attribute_fn_picks_variants_by_the_function() -> Result {
+    assert_eq!(ByShape::select(&json!({ "url": "x" }), None, None), Some(0));
+    assert_eq!(ByShape::select(&json!({ "content": "x" }), None, None), Some(1));
+    assert_eq!(ByShape::select(&json!({ "type": "link" }), None, None), None);
+    let mut store = Store::new();
+    let feed = json!([{ "id": 1, "url": "https://a" }, { "id": 2, "content": "c" }, { "id": 3 }]);
+    store.set_response::<Vec<ByShape>>("GET /feed", &(), &feed)?;
+    assert_eq!(
+        *read::<Vec<ByShape>>(&store, "GET /feed"),
+        [
+            ByShape::Link(Link {
+                id: 1,
+                url: "https://a".into()
+            }),
+            ByShape::Article(Post {
+                id: 2,
+                content: "c".into()
+            })
+        ],
+        "the unmatched element is dropped"
+    );
+    Ok(())
+}
+
+/// The tag is the key the item appears under in its parent object.
+fn tag_from_key(value: &Value, parent: Option<&Value>, key: Option<&str>) -> Option<String> {
+    let key = key?;
+    (parent?.get(key)? == value).then(|| key.to_owned())
+}
+
+#[derive(Clone, Debug, PartialEq, Union)]
+#[union(attribute_fn = tag_from_key)]
+enum ByKey {
+    Link(Link),
+    Post(Post),
+}
+
+#[test]
+fn union_attribute_fn_gets_the_parent_and_the_key() -> Result {
+    #[derive(Clone, Debug, Default, Schema)]
+    struct Pair {
+        #[schema(nested)]
+        link: Option<ByKey>,
+        #[schema(nested)]
+        post: Option<ByKey>,
+    }
+    let mut store = Store::new();
+    store.set_response::<Pair>(
+        "k",
+        &(),
+        &json!({ "link": { "id": 1, "url": "u" }, "post": { "id": 2, "content": "c" } }),
+    )?;
+    let pair = read::<Pair>(&store, "k");
+    assert_eq!(pair.link, Some(ByKey::Link(Link { id: 1, url: "u".into() })));
+    assert_eq!(
+        pair.post,
+        Some(ByKey::Post(Post {
+            id: 2,
+            content: "c".into()
+        }))
+    );
+    Ok(())
+}
+
+#[test]
+fn union_as_a_nested_entity_field_and_in_all() -> Result {
+    #[derive(Clone, Debug, Default, Entity)]
+    struct Pin {
+        #[entity(pk)]
+        id: u64,
+        #[entity(schema)]
+        item: Option<FeedItem>,
+    }
+    let mut store = Store::new();
+    store.set_response::<Pin>(
+        "k",
+        &(),
+        &json!({ "id": 1, "item": { "type": "link", "id": 5, "url": "u" } }),
+    )?;
+    assert_eq!(
+        read::<Pin>(&store, "k").item,
+        Some(FeedItem::Link(Link { id: 5, url: "u".into() }))
+    );
+    store.set_response::<All<FeedItem>>("all", &(), &json!([{ "type": "post", "id": 6, "content": "p" }]))?;
+    assert_eq!(
+        read::<All<FeedItem>>(&store, "all").len(),
+        2,
+        "the link of the pin and the post"
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Object schemas
+
+#[derive(Clone, Debug, Default, Schema)]
+#[serde(rename_all = "camelCase")]
+struct TodoPage {
+    #[schema(nested)]
+    results: Collection<Vec<Todo>>,
+    total_count: u64,
+    #[serde(skip)]
+    local: Option<u8>,
+}
+
+#[test]
+fn object_schema_page_normalizes_its_collection_and_keeps_plain_fields() -> Result {
+    let mut store = Store::new();
+    let page =
+        json!({ "results": [{ "id": "1", "title": "a" }, { "id": "2", "title": "b" }], "totalCount": 2, "local": 1 });
+    store.set_response::<TodoPage>("GET /todos", &(), &page)?;
+    let read_page = read::<TodoPage>(&store, "GET /todos");
+    assert_eq!(
+        read_page.results.iter().map(|t| t.title.as_str()).collect::<Vec<_>>(),
+        ["a", "b"]
+    );
+    assert_eq!(read_page.total_count, 2);
+    assert_eq!(read_page.local, None);
+    // The todos are entities: updating one shows in the page.
+    store.set_response::<Todo>("GET /todos/2", &(), &json!({ "id": "2", "title": "B" }))?;
+    assert_eq!(read::<TodoPage>(&store, "GET /todos").results[1].title, "B");
+    Ok(())
+}
+
+#[test]
+fn object_schema_collection_is_its_first_nested_collection() {
+    let info = TodoPage::collection().expect("the page has a collection");
+    assert_eq!(info.table, "[Todo]");
+    #[derive(Clone, Debug, Default, Schema)]
+    struct NoCollection {
+        #[schema(nested)]
+        first: Vec<User>,
+        #[schema(nested)]
+        second: Collection<Vec<Link>>,
+    }
+    assert_eq!(NoCollection::collection().map(|c| c.table), Some("[Link]"));
+    #[derive(Clone, Debug, Default, Schema)]
+    struct Plain {
+        n: u8,
+    }
+    assert_eq!(Plain::collection(), None);
+}
+
+#[test]
+fn object_schema_plain_field_type_is_checked() {
+    let mut store = Store::new();
+    let err = store
+        .set_response::<TodoPage>("k", &(), &json!({ "results": [], "totalCount": "two" }))
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { entity: None, position, .. } if position == "/totalCount"),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn object_schema_may_hold_all() -> Result {
+    #[derive(Clone, Debug, Default, Schema)]
+    struct Everything {
+        #[schema(nested)]
+        users: All<User>,
+    }
+    let mut store = Store::new();
+    store.set_response::<User>("one", &(), &json!({ "id": "a", "name": "A" }))?;
+    store.set_response::<Everything>("all", &(), &json!({ "users": [{ "id": "b", "name": "B" }] }))?;
+    assert_eq!(read::<Everything>(&store, "all").users.len(), 2);
+    Ok(())
+}
+
+#[test]
+fn object_schema_can_nest_in_an_entity() -> Result {
+    #[derive(Clone, Debug, Default, Schema)]
+    struct Stats {
+        #[schema(nested)]
+        top: Option<User>,
+        score: u32,
+    }
+    #[derive(Clone, Debug, Default, Entity)]
+    struct Team {
+        #[entity(pk)]
+        id: u64,
+        #[entity(schema)]
+        stats: Stats,
+    }
+    let mut store = Store::new();
+    store.set_response::<Team>(
+        "k",
+        &(),
+        &json!({ "id": 1, "stats": { "top": { "id": "u", "name": "N" }, "score": 3 } }),
+    )?;
+    let team = read::<Team>(&store, "k");
+    assert_eq!(
+        (team.stats.score, team.stats.top.as_ref().map(|u| u.name.as_str())),
+        (3, Some("N"))
+    );
+    Ok(())
+}

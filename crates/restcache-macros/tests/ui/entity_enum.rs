@@ -1,0 +1,10 @@
+use restcache::prelude::*;
+
+#[derive(Clone, Default, Entity)]
+enum Todo {
+    #[default]
+    Open,
+    Done,
+}
+
+fn main() {}

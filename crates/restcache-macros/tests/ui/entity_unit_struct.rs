@@ -1,0 +1,6 @@
+use restcache::prelude::*;
+
+#[derive(Clone, Default, Entity)]
+struct Todo;
+
+fn main() {}

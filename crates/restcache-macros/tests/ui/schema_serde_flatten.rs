@@ -1,0 +1,15 @@
+use restcache::prelude::*;
+use serde::Deserialize;
+
+#[derive(Clone, Default, Deserialize)]
+struct Paging {
+    total: u64,
+}
+
+#[derive(Clone, Default, Deserialize, Schema)]
+struct Page {
+    #[serde(flatten)]
+    paging: Paging,
+}
+
+fn main() {}

@@ -1,0 +1,17 @@
+use restcache::prelude::*;
+
+#[derive(Clone, Default, Entity)]
+struct Link {
+    #[entity(pk)]
+    id: String,
+}
+
+#[derive(Clone, Union)]
+#[union(attribute = "type")]
+enum FeedItem {
+    Link(Link),
+    #[union(other)]
+    Other(String),
+}
+
+fn main() {}

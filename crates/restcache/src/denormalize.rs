@@ -1,0 +1,212 @@
+//! Normalized result + tables → typed output (SPEC R-READ).
+//!
+//! Every read records what it touched — `(table, row, version)` for records it found, the pk of
+//! references it could not resolve, and the tables it enumerated — so the store can tell, without
+//! rebuilding anything, whether a memoized output is still current (R-READ-5).
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::schema::{Entity, Schema};
+use crate::tables::{Record, Slot, TableId, Tables};
+
+/// A reference that does not resolve: its record is missing or INVALID (R-READ-1).
+///
+/// Propagated by `?` until a list drops the element or an `Option` turns it into `None`
+/// (R-READ-2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unresolved;
+
+/// Entities nested this deep are built shallow (R-READ-3).
+const MAX_ENTITY_DEPTH: usize = 64;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SlotDep {
+    pub table: TableId,
+    pub row: u32,
+    pub version: u64,
+}
+
+/// What one read depended on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Deps {
+    pub slots: Vec<SlotDep>,
+    /// References to records that did not exist.
+    pub missing: Vec<(&'static str, String)>,
+    /// Tables enumerated by `All`, with their version (`0` when the table did not exist).
+    pub tables: Vec<(&'static str, u64)>,
+}
+
+impl Deps {
+    /// Whether every dependency still has the version it had when it was recorded.
+    pub fn current(&self, tables: &Tables) -> bool {
+        self.slots.iter().all(|d| {
+            let t = tables.table(d.table);
+            t.rows
+                .get_index(d.row as usize)
+                .is_some_and(|(_, s)| s.version == d.version)
+        }) && self
+            .missing
+            .iter()
+            .all(|(t, pk)| tables.by_name(t).is_none_or(|t| !t.rows.contains_key(pk.as_str())))
+            && self
+                .tables
+                .iter()
+                .all(|(t, v)| tables.by_name(t).map_or(0, |t| t.version) == *v)
+    }
+}
+
+/// The state of one read: the tables it reads and what it has touched.
+///
+/// Passed to [`Schema::denormalize`]; user code meets it only in hand-written schema impls.
+pub struct DenormalizeCtx<'s> {
+    pub(crate) tables: &'s Tables,
+    pub(crate) args: &'s Value,
+    stack: Vec<(TableId, usize)>,
+    pub(crate) deps: Deps,
+}
+
+impl<'s> DenormalizeCtx<'s> {
+    pub(crate) fn new(tables: &'s Tables, args: &'s Value) -> Self {
+        DenormalizeCtx {
+            tables,
+            args,
+            stack: Vec::new(),
+            deps: Deps::default(),
+        }
+    }
+
+    /// The args of the read, an object (used by query mode).
+    pub fn args(&self) -> &'s Value {
+        self.args
+    }
+
+    /// Looks a record up by table and pk, recording the dependency.
+    pub(crate) fn slot(&mut self, table: &'static str, pk: &str) -> Option<(TableId, usize, &'s Slot)> {
+        let found = self.tables.id(table).and_then(|id| {
+            self.tables
+                .table(id)
+                .rows
+                .get_full(pk)
+                .map(|(row, _, slot)| (id, row, slot))
+        });
+        match found {
+            Some((id, row, slot)) => {
+                self.note(id, row, slot);
+                Some((id, row, slot))
+            }
+            None => {
+                self.deps.missing.push((table, pk.to_owned()));
+                None
+            }
+        }
+    }
+
+    /// Records a dependency on a row found by other means (table enumeration).
+    pub(crate) fn note(&mut self, table: TableId, row: usize, slot: &Slot) {
+        self.deps.slots.push(SlotDep {
+            table,
+            row: row as u32,
+            version: slot.version,
+        });
+    }
+
+    /// Records a dependency on a whole table (its set of rows), for `All`. Returns its id.
+    pub(crate) fn enumerate(&mut self, table: &'static str) -> Option<TableId> {
+        let id = self.tables.id(table);
+        self.deps
+            .tables
+            .push((table, id.map_or(0, |id| self.tables.table(id).version)));
+        id
+    }
+
+    /// Builds an entity from a row, shallow when it is already on the path or too deep.
+    pub(crate) fn read_slot<E: Entity>(&mut self, table: TableId, row: usize, slot: &'s Slot) -> Result<E, Unresolved> {
+        let Record::Valid(Value::Object(record)) = &slot.record else {
+            return Err(Unresolved);
+        };
+        let shallow = self.stack.len() >= MAX_ENTITY_DEPTH || self.stack.contains(&(table, row));
+        self.stack.push((table, row));
+        let r = E::read_record(&mut RecordReader {
+            record,
+            ctx: self,
+            shallow,
+            entity: Some(E::KEY),
+        });
+        self.stack.pop();
+        r
+    }
+
+    /// Resolves an entity reference.
+    pub(crate) fn read_entity<E: Entity>(&mut self, pk: &str) -> Result<E, Unresolved> {
+        let (table, row, slot) = self.slot(E::KEY, pk).ok_or(Unresolved)?;
+        self.read_slot(table, row, slot)
+    }
+
+    /// Builds an object schema from its stored record.
+    pub(crate) fn read_object<T>(
+        &mut self,
+        stored: &'s Value,
+        read: impl FnOnce(&mut RecordReader<'_, 's>) -> Result<T, Unresolved>,
+    ) -> Result<T, Unresolved> {
+        let Value::Object(record) = stored else {
+            return Err(Unresolved);
+        };
+        read(&mut RecordReader {
+            record,
+            ctx: self,
+            shallow: false,
+            entity: None,
+        })
+    }
+}
+
+/// Reads the fields of a stored record; what the derives' `read_record` is written with.
+///
+/// Fields absent from the record return `Ok(None)`, so the caller keeps the `Default` value
+/// (R-NORM-5: a read is `E::default()` overlaid with the record's fields).
+pub struct RecordReader<'r, 's> {
+    record: &'s Map<String, Value>,
+    ctx: &'r mut DenormalizeCtx<'s>,
+    shallow: bool,
+    entity: Option<&'static str>,
+}
+
+impl<'s> RecordReader<'_, 's> {
+    /// The plain field `name`, deserialized.
+    pub fn plain<T: DeserializeOwned>(&mut self, name: &str) -> Result<Option<T>, Unresolved> {
+        self.plain_with(name, T::deserialize)
+    }
+
+    /// The plain field `name`, deserialized by `f` (`#[serde(deserialize_with = ...)]`).
+    pub fn plain_with<T>(
+        &mut self,
+        name: &str,
+        f: impl FnOnce(&'s Value) -> Result<T, serde_json::Error>,
+    ) -> Result<Option<T>, Unresolved> {
+        let Some(v) = self.record.get(name) else {
+            return Ok(None);
+        };
+        match f(v) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => {
+                // Records are checked before they are committed (R-NORM-5), so this means two
+                // Rust types disagree about one entity key.
+                tracing::warn!(entity = self.entity, field = name, error = %e, "stored field does not deserialize");
+                Err(Unresolved)
+            }
+        }
+    }
+
+    /// The nested-schema field `name`, denormalized with `S`. `Ok(None)` when the record lacks
+    /// it, or when this entity is built shallow (R-READ-3).
+    pub fn nested<S: Schema>(&mut self, name: &str) -> Result<Option<S::Output>, Unresolved> {
+        if self.shallow {
+            return Ok(None);
+        }
+        match self.record.get(name) {
+            Some(v) => S::denormalize(v, self.ctx).map(Some),
+            None => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! Response → table writes + normalized result (SPEC R-NORM).
+//!
+//! A normalization never touches the store: it reads the committed tables and collects every
+//! write in a [`Pending`] batch, which the store commits in one step only if the whole
+//! normalization succeeded (R-NORM-2).
+
+use std::borrow::Cow;
+
+use indexmap::IndexMap;
+use indexmap::map::Entry;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::error::Error;
+use crate::schema::{CollectionPolicy, Entity, Schema};
+use crate::tables::Tables;
+
+/// How deep input may nest: serde_json's own recursion limit (R-NORM-8, R-RESP-4).
+pub(crate) const MAX_INPUT_DEPTH: usize = 128;
+
+/// One step of a JSON Pointer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// How collections at the top of the response are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CollectionMode {
+    /// `get_list`: the response replaces the collection record (R-COL-3).
+    Replace,
+    /// `get_page`: new references are appended to the stored record (R-PAGE-3).
+    Append,
+}
+
+/// A write the normalization wants to make.
+#[derive(Clone, Debug)]
+pub(crate) enum PendingWrite {
+    /// An entity record: all the response's fields for this `(K, pk)`, duplicates combined.
+    Entity(Map<String, Value>),
+    /// An INVALID mark.
+    Invalid,
+    /// The full new content of a collection record.
+    Collection(Vec<Value>),
+}
+
+/// Every write of one normalization, in document order of first occurrence.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Pending {
+    pub writes: IndexMap<(&'static str, String), PendingWrite>,
+}
+
+impl Pending {
+    /// Adds an entity record, combining it with an earlier occurrence of the same `(K, pk)` in
+    /// document order: later fields win (R-NORM-6).
+    fn entity(&mut self, table: &'static str, pk: String, record: Map<String, Value>) {
+        match self.writes.entry((table, pk)) {
+            Entry::Occupied(mut o) => match o.get_mut() {
+                PendingWrite::Entity(existing) => existing.extend(record),
+                other => *other = PendingWrite::Entity(record),
+            },
+            Entry::Vacant(v) => {
+                v.insert(PendingWrite::Entity(record));
+            }
+        }
+    }
+
+    pub(crate) fn invalid(&mut self, table: &'static str, pk: String) {
+        self.writes.insert((table, pk), PendingWrite::Invalid);
+    }
+
+    pub(crate) fn collection(&mut self, table: &'static str, pk: String, items: Vec<Value>) {
+        self.writes.insert((table, pk), PendingWrite::Collection(items));
+    }
+}
+
+/// The state of one normalization: what it reads, where it is, and what it will write.
+///
+/// Passed to [`Schema::normalize`]; user code meets it only in hand-written schema impls.
+pub struct NormalizeCtx<'a> {
+    pub(crate) tables: &'a Tables,
+    pub(crate) args: &'a Value,
+    pub(crate) body: Option<&'a Value>,
+    pub(crate) path: Vec<Seg<'a>>,
+    pub(crate) parent: Option<&'a Value>,
+    pub(crate) parent_key: Option<&'a str>,
+    pub(crate) pending: Pending,
+    pub(crate) entity_depth: usize,
+    pub(crate) mode: CollectionMode,
+    pub(crate) in_list: bool,
+    pub(crate) pk_fallback: Option<&'a str>,
+    pub(crate) policy: Option<&'a dyn CollectionPolicy>,
+}
+
+impl<'a> NormalizeCtx<'a> {
+    pub(crate) fn new(tables: &'a Tables, args: &'a Value, body: Option<&'a Value>) -> Self {
+        NormalizeCtx {
+            tables,
+            args,
+            body,
+            path: Vec::new(),
+            parent: None,
+            parent_key: None,
+            pending: Pending::default(),
+            entity_depth: 0,
+            mode: CollectionMode::Replace,
+            in_list: false,
+            pk_fallback: None,
+            policy: None,
+        }
+    }
+
+    /// The JSON Pointer of the value being normalized (`""` is the root).
+    pub fn pointer(&self) -> String {
+        let mut s = String::new();
+        for seg in &self.path {
+            s.push('/');
+            match seg {
+                Seg::Key(k) => s.push_str(&k.replace('~', "~0").replace('/', "~1")),
+                Seg::Index(i) => s.push_str(&i.to_string()),
+            }
+        }
+        s
+    }
+
+    /// The args of the call being normalized (always an object).
+    pub fn args(&self) -> &'a Map<String, Value> {
+        as_map(self.args)
+    }
+
+    /// An [`Error::InvalidResponse`] at the current position.
+    pub fn invalid(&self, entity: Option<&str>, reason: impl Into<String>) -> Error {
+        Error::InvalidResponse {
+            url: String::new(),
+            entity: entity.map(str::to_owned),
+            position: self.pointer(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Runs `f` one step deeper in the JSON Pointer.
+    pub(crate) fn at<R>(&mut self, seg: Seg<'a>, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.path.push(seg);
+        let r = f(self);
+        self.path.pop();
+        r
+    }
+
+    /// Fails once the input nests deeper than [`MAX_INPUT_DEPTH`], so hostile input ends in an
+    /// error rather than a stack overflow.
+    pub(crate) fn check_depth(&self) -> Result<(), Error> {
+        if self.path.len() >= MAX_INPUT_DEPTH {
+            return Err(self.invalid(None, format!("input nested deeper than {MAX_INPUT_DEPTH} levels")));
+        }
+        Ok(())
+    }
+
+    /// Normalizes each element of a JSON array with `S`, dropping `null` inputs and results.
+    pub(crate) fn list<S: Schema>(&mut self, items: &'a [Value]) -> Result<Vec<Value>, Error> {
+        self.check_depth()?;
+        let was = std::mem::replace(&mut self.in_list, true);
+        self.pk_fallback = None;
+        let mut out = Vec::with_capacity(items.len());
+        let mut result = Ok(());
+        for (i, item) in items.iter().enumerate() {
+            if item.is_null() {
+                continue;
+            }
+            match self.at(Seg::Index(i), |ctx| S::normalize(item, ctx)) {
+                Ok(Value::Null) => {}
+                Ok(v) => out.push(v),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.in_list = was;
+        result.map(|()| out)
+    }
+}
+
+/// The object inside an args value (`{}` for anything else).
+pub(crate) fn as_map(args: &Value) -> &Map<String, Value> {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    args.as_object().unwrap_or_else(|| EMPTY.get_or_init(Map::new))
+}
+
+/// The JSON kind of a value, for messages.
+pub(crate) fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The *string form* of a scalar (SPEC §0): strings as-is, numbers as serde_json writes them,
+/// `true`/`false`. `null`, arrays and objects have none.
+pub fn string_form(v: &Value) -> Option<Cow<'_, str>> {
+    match v {
+        Value::String(s) => Some(Cow::Borrowed(s)),
+        Value::Number(n) => Some(Cow::Owned(n.to_string())),
+        Value::Bool(b) => Some(Cow::Borrowed(if *b { "true" } else { "false" })),
+        _ => None,
+    }
+}
+
+/// The primary key a field value yields (R-NORM-3): a non-empty string, or a number's string
+/// form. Anything else — missing, `null`, `""`, a boolean, an array or an object — is no pk.
+///
+/// ```
+/// use restcache::schema::pk_string;
+/// use serde_json::json;
+/// assert_eq!(pk_string(Some(&json!(5))).as_deref(), Some("5"));
+/// assert_eq!(pk_string(Some(&json!(""))), None);
+/// assert_eq!(pk_string(Some(&json!(true))), None);
+/// ```
+pub fn pk_string(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Builds an entity's (or object schema's) stored record from its input object.
+///
+/// The derives call [`plain`](Self::plain) for every plain field (checking that the value
+/// deserializes into the field's type) and [`nested`](Self::nested) for every nested-schema
+/// field; every other field of the input is then copied as-is (R-NORM-5).
+pub struct RecordWriter<'w, 'a> {
+    input: &'a Value,
+    obj: &'a Map<String, Value>,
+    record: Map<String, Value>,
+    ctx: &'w mut NormalizeCtx<'a>,
+    entity: Option<&'static str>,
+}
+
+impl<'a> RecordWriter<'_, 'a> {
+    /// Checks that the field `name`, when present, deserializes into `T`.
+    pub fn plain<T: DeserializeOwned>(&mut self, name: &str) -> Result<(), Error> {
+        self.plain_with(name, |v| T::deserialize(v).map(drop))
+    }
+
+    /// Like [`plain`](Self::plain) with a custom check (`#[serde(deserialize_with = ...)]`).
+    pub fn plain_with(
+        &mut self,
+        name: &str,
+        check: impl FnOnce(&'a Value) -> Result<(), serde_json::Error>,
+    ) -> Result<(), Error> {
+        let Some((key, value)) = self.obj.get_key_value(name) else {
+            return Ok(());
+        };
+        check(value).map_err(|e| Error::Decode {
+            url: String::new(),
+            content_type: None,
+            entity: self.entity.map(str::to_owned),
+            position: self.ctx.at(Seg::Key(key), |ctx| ctx.pointer()),
+            message: e.to_string(),
+        })
+    }
+
+    /// Normalizes the field `name`, when present, with the nested schema `S`.
+    pub fn nested<S: Schema>(&mut self, name: &str) -> Result<(), Error> {
+        let Some((key, value)) = self.obj.get_key_value(name) else {
+            return Ok(());
+        };
+        let ctx = &mut *self.ctx;
+        let saved = (ctx.parent, ctx.parent_key, ctx.in_list, ctx.pk_fallback);
+        ctx.parent = Some(self.input);
+        ctx.parent_key = Some(key);
+        ctx.in_list = false;
+        ctx.pk_fallback = None;
+        let r = ctx.at(Seg::Key(key), |ctx| S::normalize(value, ctx));
+        (ctx.parent, ctx.parent_key, ctx.in_list, ctx.pk_fallback) = saved;
+        self.record.insert(key.clone(), r?);
+        Ok(())
+    }
+
+    /// The context, for hand-written impls that need more than `plain` and `nested`.
+    pub fn ctx(&mut self) -> &mut NormalizeCtx<'a> {
+        self.ctx
+    }
+
+    fn finish(mut self) -> Map<String, Value> {
+        for (k, v) in self.obj {
+            if !self.record.contains_key(k) {
+                self.record.insert(k.clone(), v.clone());
+            }
+        }
+        self.record
+    }
+}
+
+/// Builds the stored record of an object with `write` (the derive's field list).
+pub(crate) fn write_record<'a>(
+    input: &'a Value,
+    ctx: &mut NormalizeCtx<'a>,
+    entity: Option<&'static str>,
+    write: impl FnOnce(&mut RecordWriter<'_, 'a>) -> Result<(), Error>,
+) -> Result<Map<String, Value>, Error> {
+    let Value::Object(obj) = input else {
+        let what = entity.map_or_else(|| "an object".to_owned(), |k| format!("an object for entity {k}"));
+        return Err(ctx.invalid(entity, format!("expected {what}, found {}", kind(input))));
+    };
+    ctx.check_depth()?;
+    let mut w = RecordWriter {
+        input,
+        obj,
+        record: Map::new(),
+        ctx,
+        entity,
+    };
+    write(&mut w)?;
+    Ok(w.finish())
+}
+
+/// Normalizes one entity: checks its fields, normalizes its nested schemas, and adds its record
+/// to the pending writes. Returns its pk.
+pub(crate) fn normalize_entity<'a, E: Entity>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<String, Error> {
+    let fallback = ctx.pk_fallback.take();
+    let mut pk = String::new();
+    if input.is_object() {
+        pk = E::pk(input)
+            .filter(|pk| !pk.is_empty())
+            .or_else(|| fallback.map(str::to_owned))
+            .ok_or_else(|| ctx.invalid(Some(E::KEY), "missing or empty primary key"))?;
+    }
+    ctx.entity_depth += 1;
+    let record = write_record(input, ctx, Some(E::KEY), E::write_record);
+    ctx.entity_depth -= 1;
+    let record = record?;
+    ctx.pending.entity(E::KEY, pk.clone(), record);
+    Ok(pk)
+}

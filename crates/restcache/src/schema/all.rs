@@ -1,0 +1,111 @@
+//! `All<E>`: every cached entity of a type, whoever wrote it (R-ALL).
+
+use std::fmt;
+use std::ops::Deref;
+
+use serde_json::Value;
+
+use super::{EntitySchema, Registry, Schema};
+use crate::denormalize::{DenormalizeCtx, Unresolved};
+use crate::error::Error;
+use crate::normalize::{NormalizeCtx, kind};
+
+/// Every valid cached entity of `T` (an entity or a union), in first-insertion order, including
+/// entities written by other endpoints. As a field of an object schema it holds the list.
+///
+/// ```
+/// use restcache::prelude::*;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct User { #[entity(pk)] id: String, name: String }
+///
+/// let mut store = Store::new();
+/// store.set_response::<All<User>>("GET /users", &(), &json!([{"id": "1", "name": "Ada"}]))?;
+/// store.set_response::<User>("POST /users", &(), &json!({"id": "2", "name": "Bo"}))?;
+/// let all = store.get_response::<All<User>>("GET /users", &())?.data.unwrap();
+/// assert_eq!(all.len(), 2);
+/// # Ok::<(), restcache::Error>(())
+/// ```
+pub struct All<T>(Vec<T>);
+
+impl<T> All<T> {
+    /// The entities.
+    pub fn into_inner(self) -> Vec<T> {
+        self.0
+    }
+}
+
+impl<T> Deref for All<T> {
+    type Target = Vec<T>;
+    fn deref(&self) -> &Vec<T> {
+        &self.0
+    }
+}
+
+impl<T> From<Vec<T>> for All<T> {
+    fn from(items: Vec<T>) -> Self {
+        All(items)
+    }
+}
+
+impl<T: Clone> Clone for All<T> {
+    fn clone(&self) -> Self {
+        All(self.0.clone())
+    }
+}
+
+impl<T> Default for All<T> {
+    fn default() -> Self {
+        All(Vec::new())
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for All<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl<T: PartialEq> PartialEq for All<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl<T: EntitySchema> Schema for All<T> {
+    type Output = Vec<T>;
+
+    /// Writes every element; the stored result is the list of unmatched inputs kept by a
+    /// union's `other` variant (R-ALL-1).
+    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+        let Value::Array(items) = input else {
+            return Err(ctx.invalid(None, format!("expected an array for All, found {}", kind(input))));
+        };
+        let refs = ctx.list::<T>(items)?;
+        Ok(Value::Array(refs.into_iter().filter(Value::is_object).collect()))
+    }
+
+    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
+        let mut out = Vec::new();
+        T::read_all(ctx, &mut out);
+        if let Value::Array(passthrough) = stored {
+            out.extend(passthrough.iter().filter_map(T::from_passthrough));
+        }
+        Ok(out)
+    }
+
+    /// Before its own fetch: the entities, once any of the tables exists (R-ALL-4).
+    fn query<'s>(ctx: &mut DenormalizeCtx<'s>) -> Option<Result<Vec<T>, Unresolved>> {
+        let mut out = Vec::new();
+        Some(if T::read_all(ctx, &mut out) {
+            Ok(out)
+        } else {
+            Err(Unresolved)
+        })
+    }
+
+    fn register(registry: &mut Registry) {
+        T::register(registry);
+    }
+}

@@ -1,0 +1,390 @@
+//! Collections: lists stored once per (entity type, args) and updated by push, unshift and
+//! pages (R-COL, R-PAGE).
+
+use std::any::TypeId;
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::{Deref, DerefMut};
+
+use serde_json::{Map, Value};
+
+use super::{EntityField, EntitySchema, Registry, Schema};
+use crate::denormalize::{DenormalizeCtx, Unresolved};
+use crate::error::Error;
+use crate::normalize::{CollectionMode, NormalizeCtx, Seg, kind, string_form};
+use crate::tables::{Record, Slot};
+
+/// Decides which lists a created entity joins, and how nested collections are keyed.
+///
+/// ```
+/// use restcache::schema::CollectionPolicy;
+///
+/// /// `sort` and `limit` change the order or length of a list, not which items belong in it.
+/// #[derive(Default)]
+/// struct TodoLists;
+/// impl CollectionPolicy for TodoLists {
+///     fn non_filter_argument_keys(&self, key: &str) -> bool {
+///         matches!(key, "sort" | "limit")
+///     }
+/// }
+/// assert!(TodoLists.non_filter_argument_keys("sort"));
+/// assert!(!TodoLists.non_filter_argument_keys("userId"));
+/// ```
+pub trait CollectionPolicy: Send + Sync + 'static {
+    /// Whether the list argument `key` leaves the list's membership unchanged, so `push` and
+    /// `unshift` add to lists whatever their value of it (R-COL-5). Default: keys that start
+    /// with `"order"`.
+    fn non_filter_argument_keys(&self, key: &str) -> bool {
+        key.starts_with("order")
+    }
+
+    /// For a collection nested in an entity: the key object of the collection, computed from
+    /// the parent's input object (R-COL-6). `None` keys it by the endpoint's args.
+    fn nest_key(&self, parent: &Map<String, Value>) -> Option<Map<String, Value>> {
+        let _ = parent;
+        None
+    }
+}
+
+/// The default [`CollectionPolicy`]: keys starting with `"order"` do not filter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DefaultCollectionPolicy;
+
+impl CollectionPolicy for DefaultCollectionPolicy {}
+
+/// A list kept in the collection table of its item type: `Collection<Vec<Todo>>` reads as
+/// `Vec<Todo>`. As a field of an entity or object schema it holds the list (`Deref` to `V`).
+///
+/// ```
+/// use restcache::prelude::*;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct Todo { #[entity(pk)] id: u64, title: String }
+///
+/// let mut store = Store::new();
+/// store.set_response::<Collection<Vec<Todo>>>("GET /todos", &(), &json!([{"id": 1, "title": "a"}]))?;
+/// store.set_response::<Push<Collection<Vec<Todo>>>>("POST /todos", &(), &json!({"id": 2, "title": "b"}))?;
+/// let list = store.get_response::<Collection<Vec<Todo>>>("GET /todos", &())?.data.unwrap();
+/// assert_eq!(list.iter().map(|t| t.id).collect::<Vec<_>>(), [1, 2]);
+/// # Ok::<(), restcache::Error>(())
+/// ```
+pub struct Collection<V, P = DefaultCollectionPolicy> {
+    items: V,
+    policy: PhantomData<fn() -> P>,
+}
+
+impl<V, P> Collection<V, P> {
+    /// Wraps a list.
+    pub fn new(items: V) -> Self {
+        Collection {
+            items,
+            policy: PhantomData,
+        }
+    }
+
+    /// The list.
+    pub fn into_inner(self) -> V {
+        self.items
+    }
+}
+
+impl<V, P> Deref for Collection<V, P> {
+    type Target = V;
+    fn deref(&self) -> &V {
+        &self.items
+    }
+}
+
+impl<V, P> DerefMut for Collection<V, P> {
+    fn deref_mut(&mut self) -> &mut V {
+        &mut self.items
+    }
+}
+
+impl<V, P> From<V> for Collection<V, P> {
+    fn from(items: V) -> Self {
+        Collection::new(items)
+    }
+}
+
+impl<V: Clone, P> Clone for Collection<V, P> {
+    fn clone(&self) -> Self {
+        Collection::new(self.items.clone())
+    }
+}
+
+impl<V: Default, P> Default for Collection<V, P> {
+    fn default() -> Self {
+        Collection::new(V::default())
+    }
+}
+
+impl<V: fmt::Debug, P> fmt::Debug for Collection<V, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.items.fmt(f)
+    }
+}
+
+impl<V: PartialEq, P> PartialEq for Collection<V, P> {
+    fn eq(&self, other: &Self) -> bool {
+        self.items == other.items
+    }
+}
+
+/// Where a schema's first collection lives (R-RES-3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CollectionInfo {
+    /// The collection table (`[K]`).
+    pub table: &'static str,
+    /// The item schema's type.
+    pub item: TypeId,
+}
+
+/// A list-args value in the form collection keys store: scalars as their string form, arrays
+/// as arrays of string forms, `null` as nothing (R-COL-2).
+fn key_value(v: &Value) -> Option<Value> {
+    match v {
+        Value::Null => None,
+        Value::Array(items) => Some(Value::Array(items.iter().filter_map(key_value).collect())),
+        Value::Object(_) => Some(v.clone()),
+        scalar => string_form(scalar).map(|s| Value::String(s.into_owned())),
+    }
+}
+
+/// The pk of the collection a list call's args select (R-COL-2): `null`s dropped, scalars as
+/// strings, keys sorted bytewise, compact JSON. The caller removes the pagination field.
+///
+/// ```
+/// use restcache::schema::collection_pk;
+/// use serde_json::json;
+/// let args = json!({"userId": 1, "completed": false, "a": "x", "skip": null});
+/// assert_eq!(collection_pk(args.as_object().unwrap()), r#"{"a":"x","completed":"false","userId":"1"}"#);
+/// ```
+pub fn collection_pk(args: &Map<String, Value>) -> String {
+    let key: Map<String, Value> = args
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), key_value(v)?)))
+        .collect();
+    Value::Object(key).to_string()
+}
+
+/// Whether a stored collection keyed by `filter` receives an entity created with `args` and
+/// `body` (R-COL-5).
+fn accepts(
+    filter: &Map<String, Value>,
+    args: &Map<String, Value>,
+    body: Option<&Value>,
+    policy: &dyn CollectionPolicy,
+) -> bool {
+    let same = |given: Option<&Value>, want: &Value| given.and_then(key_value).as_ref() == Some(want);
+    filter.iter().all(|(k, want)| {
+        policy.non_filter_argument_keys(k) || same(args.get(k), want) || same(body.and_then(|b| b.get(k)), want)
+    })
+}
+
+fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
+    let Record::Valid(Value::Array(refs)) = &slot.record else {
+        return Err(Unresolved);
+    };
+    Ok(refs
+        .iter()
+        .filter_map(|r| {
+            if r.is_object() {
+                T::from_passthrough(r)
+            } else {
+                T::denormalize(r, ctx).ok()
+            }
+        })
+        .collect())
+}
+
+impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T>, P> {
+    type Output = Vec<T>;
+
+    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+        let Value::Array(items) = input else {
+            return Err(ctx.invalid(
+                None,
+                format!("expected an array for a collection, found {}", kind(input)),
+            ));
+        };
+        let refs = ctx.list::<T>(items)?;
+        let nested = ctx.entity_depth > 0;
+        let mut key = Cow::Borrowed(ctx.args());
+        if nested
+            && let Some(Value::Object(parent)) = ctx.parent
+            && let Some(k) = P::default().nest_key(parent)
+        {
+            key = Cow::Owned(k);
+        }
+        let pk = collection_pk(&key);
+        let table = T::collection_key();
+        let refs = if !nested && ctx.mode == CollectionMode::Append {
+            let stored = ctx.tables.by_name(table).and_then(|t| t.rows.get(pk.as_str()));
+            let mut merged = match stored {
+                Some(Slot {
+                    record: Record::Valid(Value::Array(old)),
+                    ..
+                }) => old.clone(),
+                _ => Vec::with_capacity(refs.len()),
+            };
+            for r in refs {
+                if !merged.contains(&r) {
+                    merged.push(r);
+                }
+            }
+            merged
+        } else {
+            refs
+        };
+        ctx.pending.collection(table, pk.clone(), refs);
+        Ok(Value::String(pk))
+    }
+
+    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
+        let Value::String(pk) = stored else {
+            return Err(Unresolved);
+        };
+        let (_, _, slot) = ctx.slot(T::collection_key(), pk).ok_or(Unresolved)?;
+        read_items(slot, ctx)
+    }
+
+    fn query<'s>(ctx: &mut DenormalizeCtx<'s>) -> Option<Result<Vec<T>, Unresolved>> {
+        let pk = collection_pk(crate::normalize::as_map(ctx.args()));
+        let (_, _, slot) = ctx.slot(T::collection_key(), &pk)?;
+        Some(read_items(slot, ctx))
+    }
+
+    fn collection() -> Option<CollectionInfo> {
+        Some(CollectionInfo {
+            table: T::collection_key(),
+            item: TypeId::of::<T>(),
+        })
+    }
+
+    fn register(registry: &mut Registry) {
+        T::register(registry);
+    }
+}
+impl<T: EntitySchema, P: CollectionPolicy + Default> EntityField for Collection<Vec<T>, P> {}
+
+/// Normalizes one created entity and adds its reference to every stored collection of its
+/// type that accepts it (R-COL-4/5).
+fn add_to_lists<'a, T: EntitySchema, P: CollectionPolicy + Default>(
+    input: &'a Value,
+    ctx: &mut NormalizeCtx<'a>,
+    front: bool,
+) -> Result<Value, Error> {
+    let r = match input {
+        Value::Object(_) => T::normalize(input, ctx)?,
+        Value::Array(one) if one.len() == 1 => ctx.at(Seg::Index(0), |ctx| T::normalize(&one[0], ctx))?,
+        other => {
+            let found = match other {
+                Value::Array(a) => format!("an array of {} items", a.len()),
+                v => kind(v).to_owned(),
+            };
+            return Err(ctx.invalid(
+                None,
+                format!("a push or unshift response must be one entity object, found {found}"),
+            ));
+        }
+    };
+    if !(r.is_string() || r.is_array()) {
+        return Err(ctx.invalid(None, "the created item matches no variant"));
+    }
+    let default = P::default();
+    let policy: &dyn CollectionPolicy = ctx.policy.unwrap_or(&default);
+    let table = T::collection_key();
+    let mut additions = Vec::new();
+    if let Some(t) = ctx.tables.by_name(table) {
+        for (pk, slot) in &t.rows {
+            let Record::Valid(Value::Array(items)) = &slot.record else {
+                continue;
+            };
+            if items.contains(&r) {
+                continue;
+            }
+            let Ok(Value::Object(filter)) = serde_json::from_str::<Value>(pk) else {
+                continue;
+            };
+            if !accepts(&filter, ctx.args(), ctx.body, policy) {
+                continue;
+            }
+            let mut list = Vec::with_capacity(items.len() + 1);
+            if front {
+                list.push(r.clone());
+                list.extend(items.iter().cloned());
+            } else {
+                list.extend(items.iter().cloned());
+                list.push(r.clone());
+            }
+            additions.push((pk.clone(), list));
+        }
+    }
+    for (pk, list) in additions {
+        ctx.pending.collection(table, pk, list);
+    }
+    Ok(r)
+}
+
+/// The schema of `get_list().push()`: the created entity, appended to every matching list.
+pub struct Push<C>(PhantomData<fn() -> C>);
+
+/// The schema of `get_list().unshift()`: the created entity, prepended to every matching list.
+pub struct Unshift<C>(PhantomData<fn() -> C>);
+
+/// The schema of `get_list().get_page()`: `L` with its collections extended by the page's new
+/// items instead of replaced (R-PAGE-3).
+pub struct Page<L>(PhantomData<fn() -> L>);
+
+macro_rules! add_member {
+    ($name:ident, $front:expr) => {
+        impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for $name<Collection<Vec<T>, P>> {
+            type Output = T;
+
+            fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+                add_to_lists::<T, P>(input, ctx, $front)
+            }
+
+            fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<T, Unresolved> {
+                T::denormalize(stored, ctx)
+            }
+
+            fn register(registry: &mut Registry) {
+                T::register(registry);
+            }
+        }
+    };
+}
+add_member!(Push, false);
+add_member!(Unshift, true);
+
+impl<L: Schema> Schema for Page<L> {
+    type Output = L::Output;
+    const KIND: super::SchemaKind = L::KIND;
+
+    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+        let was = std::mem::replace(&mut ctx.mode, CollectionMode::Append);
+        let r = L::normalize(input, ctx);
+        ctx.mode = was;
+        r
+    }
+
+    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<L::Output, Unresolved> {
+        L::denormalize(stored, ctx)
+    }
+
+    fn query<'s>(ctx: &mut DenormalizeCtx<'s>) -> Option<Result<L::Output, Unresolved>> {
+        L::query(ctx)
+    }
+
+    fn collection() -> Option<CollectionInfo> {
+        L::collection()
+    }
+
+    fn register(registry: &mut Registry) {
+        L::register(registry);
+    }
+}

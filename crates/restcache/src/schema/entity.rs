@@ -1,0 +1,234 @@
+//! Entities: records with a primary key, stored once per `(key, pk)` and shared by every read.
+
+use std::any::{TypeId, type_name};
+
+use serde_json::Value;
+
+use super::{Registry, Schema};
+use crate::denormalize::{DenormalizeCtx, RecordReader, Unresolved};
+use crate::error::Error;
+use crate::normalize::{NormalizeCtx, RecordWriter, kind, normalize_entity, string_form};
+#[allow(unused_imports)]
+use crate::schema::{EntityField, SchemaKind};
+use crate::tables::Record;
+
+/// A type whose values are stored in the entity table `KEY`, one record per primary key.
+///
+/// Usually derived: `#[derive(Entity)]` with `#[entity(pk)]` on the pk field,
+/// `#[entity(key = "...")]` to name the table and `#[entity(schema)]` on nested-schema fields.
+/// It can also be written by hand:
+///
+/// ```
+/// use restcache::schema::{Entity, RecordReader, RecordWriter, Unresolved, pk_string};
+/// use restcache::Error;
+/// use serde_json::Value;
+///
+/// #[derive(Clone, Debug, Default)]
+/// struct Tag { name: String, uses: u32 }
+///
+/// impl Entity for Tag {
+///     const KEY: &'static str = "Tag";
+///     const COLLECTION_KEY: &'static str = "[Tag]";
+///     fn pk(input: &Value) -> Option<String> {
+///         pk_string(input.get("name"))
+///     }
+///     fn write_record(w: &mut RecordWriter<'_, '_>) -> Result<(), Error> {
+///         w.plain::<String>("name")?;
+///         w.plain::<u32>("uses")
+///     }
+///     fn read_record(r: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved> {
+///         let mut tag = Tag::default();
+///         if let Some(v) = r.plain("name")? { tag.name = v; }
+///         if let Some(v) = r.plain("uses")? { tag.uses = v; }
+///         Ok(tag)
+///     }
+/// }
+///
+/// restcache::impl_entity_schema!(Tag);
+///
+/// let mut store = restcache::Store::new();
+/// store.set_response::<Tag>("GET /tags/rust", &(), &serde_json::json!({"name": "rust", "uses": 3}))?;
+/// # Ok::<(), Error>(())
+/// ```
+pub trait Entity: Default + Clone + Send + Sync + 'static {
+    /// The entity key: the name of the entity's table.
+    const KEY: &'static str;
+    /// The name of the table holding this entity's collections: `"[" + KEY + "]"`.
+    const COLLECTION_KEY: &'static str;
+
+    /// The primary key of an input object (R-NORM-3); `None` (or `""`) when it has none.
+    fn pk(input: &Value) -> Option<String>;
+
+    /// Checks the plain fields and normalizes the nested-schema fields of an input object.
+    fn write_record(w: &mut RecordWriter<'_, '_>) -> Result<(), Error> {
+        let _ = w;
+        Ok(())
+    }
+
+    /// Builds the entity from its stored record: `Default` overlaid with the record's fields.
+    fn read_record(r: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved>;
+
+    /// Registers the nested schemas' entity keys.
+    #[doc(hidden)]
+    fn register_nested(registry: &mut Registry) {
+        let _ = registry;
+    }
+}
+
+/// The `Schema` methods of an entity, which `#[derive(Entity)]` (or
+/// [`impl_entity_schema!`](crate::impl_entity_schema)) delegates to.
+#[doc(hidden)]
+pub mod entity_impl {
+    use super::*;
+
+    pub fn normalize<'a, E: Entity>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+        normalize_entity::<E>(input, ctx).map(Value::String)
+    }
+
+    pub fn denormalize<'s, E: Entity>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<E, Unresolved> {
+        match stored {
+            Value::String(pk) => ctx.read_entity(pk),
+            _ => Err(Unresolved),
+        }
+    }
+
+    pub fn query<E: Entity>(ctx: &mut DenormalizeCtx<'_>) -> Option<Result<E, Unresolved>> {
+        let pk = E::pk(ctx.args())?;
+        let (table, row, slot) = ctx.slot(E::KEY, &pk)?;
+        Some(ctx.read_slot(table, row, slot))
+    }
+
+    pub fn register<E: Entity>(registry: &mut Registry) {
+        if registry.visit(E::KEY, TypeId::of::<E>(), type_name::<E>()) {
+            E::register_nested(registry);
+        }
+    }
+
+    pub fn read_all<E: Entity>(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<E>) -> bool {
+        let Some(id) = ctx.enumerate(E::KEY) else {
+            return false;
+        };
+        let tables = ctx.tables;
+        for (row, (_, slot)) in tables.table(id).rows.iter().enumerate() {
+            if let Record::Valid(_) = slot.record
+                && let Ok(e) = ctx.read_slot::<E>(id, row, slot)
+            {
+                out.push(e);
+            }
+        }
+        true
+    }
+
+    pub fn invalidate<'a, E: Entity>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Option<String>, Error> {
+        let pk = invalidated_pk(input, ctx, E::KEY, E::pk)?;
+        ctx.pending.invalid(E::KEY, pk.clone());
+        Ok(Some(pk))
+    }
+}
+
+/// Implements [`Schema`], [`EntitySchema`] and [`EntityField`] for a hand-written [`Entity`]
+/// (`#[derive(Entity)]` does this itself).
+///
+/// ```
+/// # use restcache::schema::{Entity, RecordReader, Unresolved, pk_string};
+/// # use serde_json::Value;
+/// #[derive(Clone, Default)]
+/// struct Tag { name: String }
+/// impl Entity for Tag {
+///     const KEY: &'static str = "Tag";
+///     const COLLECTION_KEY: &'static str = "[Tag]";
+///     fn pk(input: &Value) -> Option<String> { pk_string(input.get("name")) }
+///     fn read_record(r: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved> {
+///         Ok(Tag { name: r.plain("name")?.unwrap_or_default() })
+///     }
+/// }
+/// restcache::impl_entity_schema!(Tag);
+/// ```
+#[macro_export]
+macro_rules! impl_entity_schema {
+    ($ty:ty) => {
+        impl $crate::__private::Schema for $ty {
+            type Output = Self;
+            const KIND: $crate::__private::SchemaKind = $crate::__private::SchemaKind::Entity;
+            fn normalize<'a>(
+                input: &'a $crate::__private::Value,
+                ctx: &mut $crate::__private::NormalizeCtx<'a>,
+            ) -> ::core::result::Result<$crate::__private::Value, $crate::Error> {
+                $crate::__private::entity::normalize::<Self>(input, ctx)
+            }
+            fn denormalize<'s>(
+                stored: &'s $crate::__private::Value,
+                ctx: &mut $crate::__private::DenormalizeCtx<'s>,
+            ) -> ::core::result::Result<Self, $crate::__private::Unresolved> {
+                $crate::__private::entity::denormalize::<Self>(stored, ctx)
+            }
+            fn query<'s>(
+                ctx: &mut $crate::__private::DenormalizeCtx<'s>,
+            ) -> ::core::option::Option<::core::result::Result<Self, $crate::__private::Unresolved>> {
+                $crate::__private::entity::query::<Self>(ctx)
+            }
+            fn register(registry: &mut $crate::__private::Registry) {
+                $crate::__private::entity::register::<Self>(registry)
+            }
+        }
+        impl $crate::__private::EntitySchema for $ty {
+            fn collection_key() -> &'static str {
+                <Self as $crate::__private::Entity>::COLLECTION_KEY
+            }
+            fn read_all(ctx: &mut $crate::__private::DenormalizeCtx<'_>, out: &mut ::std::vec::Vec<Self>) -> bool {
+                $crate::__private::entity::read_all::<Self>(ctx, out)
+            }
+            fn invalidate<'a>(
+                input: &'a $crate::__private::Value,
+                ctx: &mut $crate::__private::NormalizeCtx<'a>,
+            ) -> ::core::result::Result<::core::option::Option<::std::string::String>, $crate::Error> {
+                $crate::__private::entity::invalidate::<Self>(input, ctx)
+            }
+        }
+        impl $crate::__private::EntityField for $ty {}
+    };
+}
+
+/// A schema whose values live in entity tables: an [`Entity`] or a [`Union`](super::Union).
+/// Collections, [`All`](super::All) and [`Invalidate`](super::Invalidate) hold these.
+pub trait EntitySchema: Schema<Output = Self> + Clone {
+    /// The table holding collections of this schema (`[K]`, or `[K1;K2;…]` for a union).
+    fn collection_key() -> &'static str;
+
+    /// Appends every valid stored entity, in table order (R-ALL-2). Returns whether any of the
+    /// schema's tables exists (R-ALL-4).
+    #[doc(hidden)]
+    fn read_all(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<Self>) -> bool;
+
+    /// Writes INVALID marks for an `Invalidate` input (R-INV-1) and returns the pk, or `None`
+    /// when an object matches no union variant.
+    #[doc(hidden)]
+    fn invalidate<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Option<String>, Error>;
+
+    /// The value of an unmatched input kept inline (a union's `other` variant).
+    #[doc(hidden)]
+    fn from_passthrough(value: &Value) -> Option<Self> {
+        let _ = value;
+        None
+    }
+}
+
+/// The pk an `Invalidate` input names: a string or number is the pk itself; an object goes
+/// through the pk rule.
+pub(crate) fn invalidated_pk(
+    input: &Value,
+    ctx: &NormalizeCtx<'_>,
+    key: &str,
+    pk: impl Fn(&Value) -> Option<String>,
+) -> Result<String, Error> {
+    let found = match input {
+        Value::String(_) | Value::Number(_) => string_form(input).map(|s| s.into_owned()),
+        // At the top of a delete response, an object with no usable pk falls back to the args
+        // (R-RESP-6).
+        Value::Object(_) => pk(input).or_else(|| if ctx.path.is_empty() { pk(ctx.args) } else { None }),
+        other => return Err(ctx.invalid(Some(key), format!("expected a pk or an object, found {}", kind(other)))),
+    };
+    found
+        .filter(|pk| !pk.is_empty())
+        .ok_or_else(|| ctx.invalid(Some(key), "missing or empty primary key"))
+}

@@ -1,0 +1,49 @@
+//! `Invalidate<E>`: a response that deletes entities (R-INV).
+
+use std::marker::PhantomData;
+
+use serde_json::Value;
+
+use super::{EntitySchema, Registry, Schema, SchemaKind};
+use crate::denormalize::{DenormalizeCtx, Unresolved};
+use crate::error::Error;
+use crate::normalize::NormalizeCtx;
+
+/// Marks the entity the response names INVALID: it vanishes from every list, `Option` fields
+/// holding it become `None`, and reads that require it refetch. Reads return the pk.
+///
+/// ```
+/// use restcache::prelude::*;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct Todo { #[entity(pk)] id: String }
+///
+/// let mut store = Store::new();
+/// store.set_response::<Vec<Todo>>("GET /todos", &(), &json!([{"id": "1"}, {"id": "2"}]))?;
+/// store.set_response::<Invalidate<Todo>>("DELETE /todos/1", &(), &json!("1"))?;
+/// let left = store.get_response::<Vec<Todo>>("GET /todos", &())?.data.unwrap();
+/// assert_eq!(left.len(), 1);
+/// # Ok::<(), restcache::Error>(())
+/// ```
+pub struct Invalidate<T>(PhantomData<fn() -> T>);
+
+impl<T: EntitySchema> Schema for Invalidate<T> {
+    type Output = String;
+    const KIND: SchemaKind = SchemaKind::Invalidate;
+
+    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+        Ok(T::invalidate(input, ctx)?.map_or(Value::Null, Value::String))
+    }
+
+    fn denormalize<'s>(stored: &'s Value, _: &mut DenormalizeCtx<'s>) -> Result<String, Unresolved> {
+        match stored {
+            Value::String(pk) => Ok(pk.clone()),
+            _ => Err(Unresolved),
+        }
+    }
+
+    fn register(registry: &mut Registry) {
+        T::register(registry);
+    }
+}

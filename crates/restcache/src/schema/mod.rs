@@ -1,0 +1,233 @@
+//! Schemas as types (SPEC R-NORM-1): what a response contains and what a read returns.
+//!
+//! | schema | accepts | read returns |
+//! |---|---|---|
+//! | an [`Entity`] `E` | object | `E` |
+//! | a [`Union`] `U` | object | `U` |
+//! | `Vec<S>`, `Option<S>`, `Box<S>` | array / null or S / S | `Vec<_>`, `Option<_>`, `Box<_>` |
+//! | a `#[derive(Schema)]` struct | object | the struct |
+//! | [`Collection<Vec<S>>`](Collection) | array | `Vec<S>` |
+//! | [`Invalidate<E>`](Invalidate) | object, string or number | `String` (the pk) |
+//! | [`All<E>`](All) | array | `Vec<E>` |
+//! | [`Values<S>`](Values) | object | `BTreeMap<String, _>` |
+//! | [`serde_json::Value`] | anything | `Value` |
+//! | `()` | anything (ignored) | `()` |
+
+mod all;
+mod collection;
+mod entity;
+mod invalidate;
+mod object;
+mod registry;
+mod union;
+mod values;
+
+#[doc(hidden)]
+pub mod union_impl {
+    //! The functions `#[derive(Union)]` delegates to.
+    pub use super::union::{collection_key, denormalize, invalidate, normalize, query, read_all};
+}
+
+use serde_json::Value;
+
+pub use self::all::All;
+pub use self::collection::{
+    Collection, CollectionInfo, CollectionPolicy, DefaultCollectionPolicy, Page, Push, Unshift, collection_pk,
+};
+pub use self::entity::{Entity, EntitySchema, entity_impl};
+pub use self::invalidate::Invalidate;
+pub use self::registry::Registry;
+pub use self::union::Union;
+pub use self::values::Values;
+pub use crate::denormalize::{DenormalizeCtx, RecordReader, Unresolved};
+pub use crate::normalize::{NormalizeCtx, RecordWriter, pk_string, string_form};
+
+pub use self::object::{normalize_object, read_object};
+pub(crate) use self::union::{select_by_attribute, select_by_tag};
+
+/// What sort of schema a type is, for the response rules that depend on it (R-RESP-5/6).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchemaKind {
+    /// An entity or a union.
+    Entity,
+    /// `Invalidate<_>`.
+    Invalidate,
+    /// `Vec<Invalidate<_>>`.
+    InvalidateList,
+    /// Anything else.
+    Other,
+}
+
+/// A schema: how a JSON response is normalized into the tables and read back as `Output`.
+///
+/// Implemented by `#[derive(Entity)]`, `#[derive(Union)]` and `#[derive(Schema)]` types and by the
+/// schema types of this module; the methods are the engine's and are rarely called directly.
+///
+/// ```
+/// use restcache::prelude::*;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct User { #[entity(pk)] id: String, name: String }
+///
+/// let mut store = Store::new();
+/// store.set_response::<Vec<User>>("GET /users", &(), &json!([{ "id": "1", "name": "Ada" }]))?;
+/// let users = store.get_response::<Vec<User>>("GET /users", &())?.data.unwrap();
+/// assert_eq!(users[0].name, "Ada");
+/// # Ok::<(), restcache::Error>(())
+/// ```
+pub trait Schema: Send + Sync + 'static {
+    /// What a read of this schema returns.
+    type Output: Clone + Send + Sync + 'static;
+
+    #[doc(hidden)]
+    const KIND: SchemaKind = SchemaKind::Other;
+
+    /// Normalizes `input`: writes entities to the context's pending writes and returns the
+    /// normalized form (references in place of entities).
+    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, crate::Error>;
+
+    /// Builds the output from a normalized value, resolving references against the tables.
+    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved>;
+
+    /// Query mode (R-GET-3): the output inferred from the args alone when no result is stored.
+    /// `None` when nothing is found; `Some(Err(Unresolved))` when what is found is invalid.
+    fn query<'s>(ctx: &mut DenormalizeCtx<'s>) -> Option<Result<Self::Output, Unresolved>> {
+        let _ = ctx;
+        None
+    }
+
+    /// The first `Collection` of this schema (R-RES-3), for `push`, `unshift` and `get_page`.
+    fn collection() -> Option<CollectionInfo> {
+        None
+    }
+
+    /// Registers the entity keys this schema uses, to detect two types sharing one key.
+    #[doc(hidden)]
+    fn register(registry: &mut Registry) {
+        let _ = registry;
+    }
+}
+
+/// A schema that may be a nested field of an entity: every schema except [`All`] (R-ALL-5).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a nested field of an entity",
+    note = "`All<_>` may only be an endpoint's schema or a field of a `#[derive(Schema)]` object"
+)]
+pub trait EntityField: Schema {}
+
+impl<S: Schema> Schema for Vec<S> {
+    type Output = Vec<S::Output>;
+    const KIND: SchemaKind = match S::KIND {
+        SchemaKind::Invalidate => SchemaKind::InvalidateList,
+        _ => SchemaKind::Other,
+    };
+
+    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, crate::Error> {
+        match input {
+            Value::Array(items) => ctx.list::<S>(items).map(Value::Array),
+            other => Err(ctx.invalid(
+                None,
+                format!("expected an array, found {}", crate::normalize::kind(other)),
+            )),
+        }
+    }
+
+    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
+        let Value::Array(items) = stored else {
+            return Err(Unresolved);
+        };
+        Ok(items.iter().filter_map(|v| S::denormalize(v, ctx).ok()).collect())
+    }
+
+    fn register(registry: &mut Registry) {
+        S::register(registry);
+    }
+}
+impl<S: EntityField> EntityField for Vec<S> {}
+
+impl<S: Schema> Schema for Option<S> {
+    type Output = Option<S::Output>;
+
+    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, crate::Error> {
+        match input {
+            Value::Null => Ok(Value::Null),
+            v => S::normalize(v, ctx),
+        }
+    }
+
+    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
+        match stored {
+            Value::Null => Ok(None),
+            v => Ok(S::denormalize(v, ctx).ok()),
+        }
+    }
+
+    fn query<'s>(ctx: &mut DenormalizeCtx<'s>) -> Option<Result<Self::Output, Unresolved>> {
+        S::query(ctx).map(|r| Ok(r.ok()))
+    }
+
+    fn collection() -> Option<CollectionInfo> {
+        S::collection()
+    }
+
+    fn register(registry: &mut Registry) {
+        S::register(registry);
+    }
+}
+impl<S: EntityField> EntityField for Option<S> {}
+
+impl<S: Schema> Schema for Box<S> {
+    type Output = Box<S::Output>;
+    const KIND: SchemaKind = S::KIND;
+
+    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, crate::Error> {
+        S::normalize(input, ctx)
+    }
+
+    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
+        S::denormalize(stored, ctx).map(Box::new)
+    }
+
+    fn query<'s>(ctx: &mut DenormalizeCtx<'s>) -> Option<Result<Self::Output, Unresolved>> {
+        S::query(ctx).map(|r| r.map(Box::new))
+    }
+
+    fn collection() -> Option<CollectionInfo> {
+        S::collection()
+    }
+
+    fn register(registry: &mut Registry) {
+        S::register(registry);
+    }
+}
+impl<S: EntityField> EntityField for Box<S> {}
+
+/// Any JSON, stored as-is and not normalized.
+impl Schema for Value {
+    type Output = Value;
+
+    fn normalize<'a>(input: &'a Value, _: &mut NormalizeCtx<'a>) -> Result<Value, crate::Error> {
+        Ok(input.clone())
+    }
+
+    fn denormalize<'s>(stored: &'s Value, _: &mut DenormalizeCtx<'s>) -> Result<Value, Unresolved> {
+        Ok(stored.clone())
+    }
+}
+impl EntityField for Value {}
+
+/// No data: the response body is ignored.
+impl Schema for () {
+    type Output = ();
+
+    fn normalize<'a>(_: &'a Value, _: &mut NormalizeCtx<'a>) -> Result<Value, crate::Error> {
+        Ok(Value::Null)
+    }
+
+    fn denormalize<'s>(_: &'s Value, _: &mut DenormalizeCtx<'s>) -> Result<(), Unresolved> {
+        Ok(())
+    }
+}
+impl EntityField for () {}

@@ -1,0 +1,14 @@
+//! The engine's rules (SPEC §5, R-STORE-1/2, R-ERR-1/2) against `restcache::Store`.
+//! Each test is named after the rule it proves.
+
+mod fixtures;
+
+mod all;
+mod bad_input;
+mod collection;
+mod invalidate;
+mod normalize;
+mod read;
+mod store;
+mod union;
+mod values;

@@ -1,0 +1,405 @@
+//! R-NORM-1..9: what normalization accepts, stores and merges.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use restcache::Error;
+use restcache::prelude::*;
+use restcache::store::WriteOptions;
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use crate::fixtures::*;
+
+#[test]
+fn r_norm_1_each_schema_kind_reads_back_its_output() {
+    let mut store = Store::new();
+    let todo = json!({"id": "1", "title": "a", "completed": true});
+    store.set_response::<Todo>("GET /todos/1", &(), &todo).unwrap();
+    store
+        .set_response::<Vec<Todo>>("GET /todos", &(), &json!([todo, null]))
+        .unwrap();
+    store
+        .set_response::<Option<Todo>>("GET /maybe", &(), &Value::Null)
+        .unwrap();
+    store.set_response::<Box<Todo>>("GET /boxed", &(), &todo).unwrap();
+    store
+        .set_response::<Value>("GET /raw", &(), &json!({"any": [1, "x"]}))
+        .unwrap();
+    store.set_response::<()>("POST /ping", &(), &json!("ignored")).unwrap();
+
+    let expected = Todo {
+        id: "1".into(),
+        title: "a".into(),
+        completed: true,
+        owner: None,
+    };
+    assert_eq!(*data::<Todo>(&store, "GET /todos/1", &json!({})), expected);
+    assert_eq!(
+        *data::<Vec<Todo>>(&store, "GET /todos", &json!({})),
+        vec![expected.clone()]
+    );
+    assert_eq!(*data::<Option<Todo>>(&store, "GET /maybe", &json!({})), None);
+    assert_eq!(**data::<Box<Todo>>(&store, "GET /boxed", &json!({})), expected);
+    assert_eq!(*data::<Value>(&store, "GET /raw", &json!({})), json!({"any": [1, "x"]}));
+    assert_eq!(*data::<()>(&store, "POST /ping", &json!({})), ());
+}
+
+#[test]
+fn r_norm_1_array_and_object_mismatches_are_invalid_response() {
+    let mut store = Store::new();
+    let err = store
+        .set_response::<Vec<Todo>>("GET /todos", &(), &json!({"id": "1"}))
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidResponse { position, .. } if position.is_empty()),
+        "{err:?}"
+    );
+    let err = store
+        .set_response::<Todo>("GET /todos/1", &(), &json!([{"id": "1"}]))
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidResponse { entity: Some(e), .. } if e == "Todo"),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn r_norm_2_a_failed_normalization_writes_nothing() {
+    let mut store = Store::new();
+    store
+        .set_response::<Vec<Todo>>("GET /todos", &(), &json!([{"id": "1", "title": "kept"}]))
+        .unwrap();
+    let before = store.snapshot();
+    // The first element is valid and would update todo 1; the third has no pk.
+    let bad = json!([{"id": "1", "title": "changed"}, {"id": "2"}, {"title": "no pk"}]);
+    let err = store
+        .set_response::<Vec<Todo>>("GET /todos?page=2", &(), &bad)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidResponse { position, .. } if position == "/2"),
+        "{err:?}"
+    );
+    assert_eq!(store.snapshot(), before);
+}
+
+#[test]
+fn r_norm_3_pk_is_the_string_form_of_the_field() {
+    let mut store = Store::new();
+    store
+        .set_response::<Vec<Link>>("GET /links", &(), &json!([{"id": 5, "url": "u"}, {"id": 6}]))
+        .unwrap();
+    let snap = store.snapshot();
+    let pks: Vec<&str> = snap["entities"]["Link"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["pk"].as_str().unwrap())
+        .collect();
+    assert_eq!(pks, ["5", "6"]);
+    assert_eq!(data::<Link>(&store, "GET /links/5", &json!({"id": 5})).url, "u");
+}
+
+#[test]
+fn r_norm_3_missing_pk_forms_are_errors_with_their_position() {
+    for (i, bad) in [json!(null), json!(""), json!(true), json!({}), json!([1])]
+        .into_iter()
+        .enumerate()
+    {
+        let mut store = Store::new();
+        let body = json!({"results": [{"id": "ok"}, {"id": bad}], "total": 2});
+        let err = store.set_response::<TodoPage>("GET /todos", &(), &body).unwrap_err();
+        match &err {
+            Error::InvalidResponse {
+                entity,
+                position,
+                reason,
+                ..
+            } => {
+                assert_eq!(entity.as_deref(), Some("Todo"), "case {i}");
+                assert_eq!(position, "/results/1", "case {i}");
+                assert_eq!(reason, "missing or empty primary key", "case {i}");
+            }
+            other => panic!("case {i}: {other:?}"),
+        }
+        assert_eq!(store.snapshot()["entities"], json!({}), "case {i}: nothing written");
+    }
+    // An absent pk field is missing too.
+    let mut store = Store::new();
+    assert!(
+        store
+            .set_response::<Todo>("GET /t", &(), &json!({"title": "x"}))
+            .is_err()
+    );
+}
+
+#[test]
+fn r_norm_3_custom_pk_function() {
+    let mut store = Store::new();
+    store
+        .set_response::<GithubUser>(
+            "GET /users/gnoff",
+            &(),
+            &json!({"login": "gnoff", "id": 1, "name": null}),
+        )
+        .unwrap();
+    let snap = store.snapshot();
+    assert_eq!(snap["entities"]["GithubUser"]["rows"][0]["pk"], "gnoff");
+    let err = store
+        .set_response::<GithubUser>("GET /users/x", &(), &json!({"id": 2}))
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidResponse { .. }));
+}
+
+#[test]
+fn r_norm_4_only_objects_stand_at_entity_positions() {
+    let mut store = Store::new();
+    for bad in [json!(["1", "2"]), json!([1]), json!([true]), json!([[{"id": "1"}]])] {
+        let err = store.set_response::<Vec<Todo>>("GET /todos", &(), &bad).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidResponse { position, .. } if position == "/0"),
+            "{bad}: {err:?}"
+        );
+    }
+    // null is allowed only in an Option position.
+    let err = store
+        .set_response::<Assignment>("GET /a/1", &(), &json!({"id": "1", "user": null}))
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidResponse { position, .. } if position == "/user"),
+        "{err:?}"
+    );
+    store
+        .set_response::<Todo>("GET /todos/1", &(), &json!({"id": "1", "owner": null}))
+        .unwrap();
+    assert_eq!(data::<Todo>(&store, "GET /todos/1", &json!({})).owner, None);
+    assert!(store.set_response::<Todo>("GET /todos/1", &(), &Value::Null).is_err());
+}
+
+#[test]
+fn r_norm_5_records_keep_every_field_and_unknown_fields_survive() {
+    let mut store = Store::new();
+    store
+        .set_response::<Todo>(
+            "GET /todos/1",
+            &(),
+            &json!({"id": "1", "title": "a", "extra": {"deep": [1]}}),
+        )
+        .unwrap();
+    let snap = store.snapshot();
+    assert_eq!(
+        snap["entities"]["Todo"]["rows"][0]["record"],
+        json!({"id": "1", "title": "a", "extra": {"deep": [1]}})
+    );
+    // Fields the responses never carried take their Default.
+    assert_eq!(
+        *data::<Todo>(&store, "GET /todos/1", &json!({})),
+        Todo {
+            id: "1".into(),
+            title: "a".into(),
+            ..Todo::default()
+        }
+    );
+}
+
+#[test]
+fn r_norm_5_a_field_of_the_wrong_type_is_a_decode_error_at_the_field() {
+    let mut store = Store::new();
+    let before = store.snapshot();
+    let body = json!([{"id": "1", "completed": false}, {"id": "2", "completed": "yes"}]);
+    let err = store.set_response::<Vec<Todo>>("GET /todos", &(), &body).unwrap_err();
+    match &err {
+        Error::Decode {
+            url,
+            entity,
+            position,
+            message,
+            ..
+        } => {
+            assert_eq!(url, "/todos");
+            assert_eq!(entity.as_deref(), Some("Todo"));
+            assert_eq!(position, "/1/completed");
+            assert!(message.contains("expected a boolean"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.snapshot(), before);
+    // null in a non-Option field is serde's error too.
+    let err = store
+        .set_response::<Todo>("GET /todos/1", &(), &json!({"id": "1", "title": null}))
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { position, .. } if position == "/title"),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn r_norm_6_a_patch_response_updates_only_what_it_carries() {
+    let mut store = Store::new();
+    store
+        .set_response::<Todo>(
+            "GET /todos/1",
+            &(),
+            &json!({"id": "1", "title": "a", "completed": false}),
+        )
+        .unwrap();
+    store
+        .set_response::<Todo>("PATCH /todos/1", &(), &json!({"id": "1", "completed": true}))
+        .unwrap();
+    let todo = data::<Todo>(&store, "GET /todos/1", &json!({}));
+    assert_eq!((todo.title.as_str(), todo.completed), ("a", true));
+}
+
+#[test]
+fn r_norm_6_nested_plain_objects_are_replaced_whole() {
+    let mut store = Store::new();
+    store
+        .set_response::<Todo>("GET /todos/1", &(), &json!({"id": "1", "meta": {"a": 1, "b": 2}}))
+        .unwrap();
+    store
+        .set_response::<Todo>("GET /todos/1", &(), &json!({"id": "1", "meta": {"a": 3}}))
+        .unwrap();
+    assert_eq!(
+        store.snapshot()["entities"]["Todo"]["rows"][0]["record"]["meta"],
+        json!({"a": 3})
+    );
+}
+
+#[test]
+fn r_norm_6_duplicates_in_one_response_combine_in_document_order() {
+    let mut store = Store::new();
+    let body = json!([
+        {"id": "1", "title": "first", "owner": {"id": "u", "name": "Ada"}},
+        {"id": "2", "title": "second", "owner": {"id": "u", "name": "Ada L."}},
+        {"id": "1", "completed": true},
+    ]);
+    store.set_response::<Vec<Todo>>("GET /todos", &(), &body).unwrap();
+    let todos = data::<Vec<Todo>>(&store, "GET /todos", &json!({}));
+    assert_eq!(todos[0].title, "first");
+    assert!(todos[0].completed, "later fields of the same (K, pk) are combined");
+    assert_eq!(todos[0].owner.as_ref().unwrap().name, "Ada L.", "later occurrence wins");
+    let snap = store.snapshot();
+    assert_eq!(snap["entities"]["User"]["rows"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn r_norm_7_older_response_merges_underneath() {
+    let mut store = Store::new();
+    let t0 = Instant::now();
+    let t1 = t0 + Duration::from_millis(10);
+    store
+        .set_response_with::<Todo>(
+            "GET /todos/1",
+            &(),
+            &json!({"id": "1", "title": "new"}),
+            WriteOptions::new().fetched_at(t1),
+        )
+        .unwrap();
+    let meta_before = store.snapshot()["entities"]["Todo"]["rows"][0]["fetched_at"].clone();
+    store
+        .set_response_with::<Todo>(
+            "GET /todos/1?v=old",
+            &(),
+            &json!({"id": "1", "title": "old", "completed": true}),
+            WriteOptions::new().fetched_at(t0),
+        )
+        .unwrap();
+    let todo = data::<Todo>(&store, "GET /todos/1", &json!({}));
+    assert_eq!(todo.title, "new", "stored fields win");
+    assert!(todo.completed, "fields only the older response has are added");
+    assert_eq!(
+        store.snapshot()["entities"]["Todo"]["rows"][0]["fetched_at"],
+        meta_before,
+        "stored meta kept"
+    );
+}
+
+#[test]
+fn r_norm_7_an_older_response_cannot_revive_an_invalid_mark_or_replace_a_collection() {
+    let mut store = Store::new();
+    let t0 = Instant::now();
+    let t1 = t0 + Duration::from_millis(10);
+    store
+        .set_response_with::<TodoList>(
+            "GET /todos",
+            &(),
+            &json!([{"id": "1"}, {"id": "2"}]),
+            WriteOptions::new().fetched_at(t1),
+        )
+        .unwrap();
+    store
+        .set_response_with::<Invalidate<Todo>>("DELETE /todos/1", &(), &json!("1"), WriteOptions::new().fetched_at(t1))
+        .unwrap();
+    store
+        .set_response_with::<TodoList>(
+            "GET /todos?stale",
+            &(),
+            &json!([{"id": "1", "title": "zombie"}]),
+            WriteOptions::new().fetched_at(t0),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The older list write went to the same collection ({} args) and lost.
+    assert_eq!(ids(&data::<TodoList>(&store, "GET /todos", &json!({}))), ["2"]);
+    assert_eq!(store.snapshot()["entities"]["Todo"]["rows"][0]["record"], "INVALID");
+}
+
+#[test]
+fn r_norm_7_a_newer_write_replaces_an_invalid_mark_wholesale() {
+    let mut store = Store::new();
+    store
+        .set_response::<Todo>(
+            "GET /todos/1",
+            &(),
+            &json!({"id": "1", "title": "before", "completed": true}),
+        )
+        .unwrap();
+    store
+        .set_response::<Invalidate<Todo>>("DELETE /todos/1", &(), &json!({"id": "1"}))
+        .unwrap();
+    store
+        .set_response::<Todo>("POST /todos", &(), &json!({"id": "1", "title": "again"}))
+        .unwrap();
+    let todo = data::<Todo>(&store, "GET /todos/1", &json!({"id": "1"}));
+    assert_eq!(
+        (todo.title.as_str(), todo.completed),
+        ("again", false),
+        "fields from before the invalidation are gone"
+    );
+}
+
+#[test]
+fn r_norm_8_nested_entities_go_to_their_own_tables_even_in_cycles() {
+    let mut store = Store::new();
+    let body =
+        json!({"id": "a", "name": "Ann", "books": [{"id": "b1", "author": {"id": "a", "name": "Ann"}}, {"id": "b2"}]});
+    store.set_response::<Author>("GET /authors/a", &(), &body).unwrap();
+    let snap = store.snapshot();
+    assert_eq!(
+        snap["entities"]["Author"]["rows"][0]["record"],
+        json!({"id": "a", "name": "Ann", "books": ["b1", "b2"]})
+    );
+    assert_eq!(
+        snap["entities"]["Book"]["rows"][0]["record"],
+        json!({"id": "b1", "author": "a"})
+    );
+}
+
+#[test]
+fn r_norm_9_an_unchanged_write_keeps_versions_and_identity() {
+    let mut store = Store::new();
+    let body = json!([{"id": "1", "title": "a", "owner": {"id": "u", "name": "Ada"}}]);
+    store.set_response::<Vec<Todo>>("GET /todos", &(), &body).unwrap();
+    let first = data::<Vec<Todo>>(&store, "GET /todos", &json!({}));
+    let v1 = store.snapshot();
+    store.set_response::<Vec<Todo>>("GET /todos", &(), &body).unwrap();
+    let second = data::<Vec<Todo>>(&store, "GET /todos", &json!({}));
+    assert!(Arc::ptr_eq(&first, &second));
+    let v2 = store.snapshot();
+    assert_eq!(
+        v1["entities"]["Todo"]["rows"][0]["version"],
+        v2["entities"]["Todo"]["rows"][0]["version"]
+    );
+    assert_eq!(v1["results"][0]["version"], v2["results"][0]["version"]);
+    assert_ne!(v1["version"], v2["version"], "it is still a commit");
+}

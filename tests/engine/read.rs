@@ -1,0 +1,145 @@
+//! R-READ-1..5: resolution, propagation of unresolved references, cycles, identity.
+
+use std::sync::Arc;
+
+use restcache::prelude::*;
+use serde_json::{Value, json};
+
+use crate::fixtures::*;
+
+#[test]
+fn r_read_2_unresolved_list_elements_are_dropped_and_options_become_none() {
+    let mut store = Store::new();
+    let body = json!([
+        {"id": "1", "owner": {"id": "u1", "name": "Ada"}},
+        {"id": "2", "owner": {"id": "u2", "name": "Bo"}},
+    ]);
+    store.set_response::<Vec<Todo>>("GET /todos", &(), &body).unwrap();
+    store
+        .set_response::<Invalidate<User>>("DELETE /users/u1", &(), &json!("u1"))
+        .unwrap();
+    store
+        .set_response::<Invalidate<Todo>>("DELETE /todos/2", &(), &json!("2"))
+        .unwrap();
+    let todos = data::<Vec<Todo>>(&store, "GET /todos", &json!({}));
+    assert_eq!(ids(&todos), ["1"]);
+    assert_eq!(
+        todos[0].owner, None,
+        "an Option field holding an unresolved entity is None"
+    );
+}
+
+#[test]
+fn r_read_2_an_unresolved_required_field_makes_its_parent_unresolved() {
+    let mut store = Store::new();
+    let body = json!([{"id": "a1", "user": {"id": "u1"}}, {"id": "a2", "user": {"id": "u2"}}]);
+    store
+        .set_response::<Vec<Assignment>>("GET /assignments", &(), &body)
+        .unwrap();
+    store
+        .set_response::<Assignment>("GET /assignments/a1", &(), &json!({"id": "a1", "user": {"id": "u1"}}))
+        .unwrap();
+    store
+        .set_response::<Invalidate<User>>("DELETE /users/u1", &(), &json!("u1"))
+        .unwrap();
+
+    let list = data::<Vec<Assignment>>(&store, "GET /assignments", &json!({}));
+    assert_eq!(
+        list.iter().map(|a| a.id.as_str()).collect::<Vec<_>>(),
+        ["a2"],
+        "dropped one level up"
+    );
+
+    let one = store
+        .get_response::<Assignment>("GET /assignments/a1", &json!({}))
+        .unwrap();
+    assert!(one.data.is_none(), "the top of the read is invalid");
+    assert_eq!(one.status, ExpiryStatus::Invalid);
+}
+
+#[test]
+fn r_read_3_a_cycle_is_built_shallow() {
+    let mut store = Store::new();
+    let body = json!({"id": "a", "name": "Ann", "books": [{"id": "b1", "author": {"id": "a"}}]});
+    store.set_response::<Author>("GET /authors/a", &(), &body).unwrap();
+    let author = data::<Author>(&store, "GET /authors/a", &json!({}));
+    let inner = author.books[0].author.as_ref().expect("the author is resolved");
+    assert_eq!(inner.name, "Ann", "own fields come from the record");
+    assert!(
+        inner.books.is_empty(),
+        "nested-schema fields of the shallow copy take their Default"
+    );
+}
+
+#[test]
+fn r_read_3_entities_at_depth_65_are_built_shallow() {
+    // A chain of 100 nodes, each holding the next.
+    let mut chain = Value::Null;
+    for id in (1..=100u64).rev() {
+        chain = node(id, chain);
+    }
+    let mut store = Store::new();
+    store.set_response::<Node>("GET /nodes/1", &(), &chain).unwrap();
+    let node = data::<Node>(&store, "GET /nodes/1", &json!({}));
+    let mut depth = 1;
+    let mut at = &*node;
+    while let Some(next) = &at.next {
+        depth += 1;
+        at = next;
+    }
+    assert_eq!(depth, 65);
+    assert_eq!(at.id, 65);
+}
+
+#[test]
+fn r_read_5_reads_keep_their_arc_until_a_dependency_changes() {
+    let mut store = Store::new();
+    let body = json!([{"id": "1", "owner": {"id": "u1", "name": "Ada"}}]);
+    store.set_response::<Vec<Todo>>("GET /todos", &(), &body).unwrap();
+    let a = data::<Vec<Todo>>(&store, "GET /todos", &json!({}));
+    let b = data::<Vec<Todo>>(&store, "GET /todos", &json!({}));
+    assert!(Arc::ptr_eq(&a, &b), "no change at all");
+
+    store
+        .set_response::<User>("GET /users/u9", &(), &json!({"id": "u9", "name": "Zed"}))
+        .unwrap();
+    store
+        .set_response::<Todo>("GET /todos/7", &(), &json!({"id": "7"}))
+        .unwrap();
+    let c = data::<Vec<Todo>>(&store, "GET /todos", &json!({}));
+    assert!(Arc::ptr_eq(&a, &c), "unrelated commits do not change the read");
+
+    store
+        .set_response::<User>("GET /users/u1", &(), &json!({"id": "u1", "name": "Ada"}))
+        .unwrap();
+    let d = data::<Vec<Todo>>(&store, "GET /todos", &json!({}));
+    assert!(
+        Arc::ptr_eq(&a, &d),
+        "a write that changes nothing keeps identity (R-NORM-9)"
+    );
+
+    store
+        .set_response::<User>("GET /users/u1", &(), &json!({"id": "u1", "name": "Ada L."}))
+        .unwrap();
+    let e = data::<Vec<Todo>>(&store, "GET /todos", &json!({}));
+    assert!(!Arc::ptr_eq(&a, &e), "a nested entity changed");
+    assert_eq!(e[0].owner.as_ref().unwrap().name, "Ada L.");
+}
+
+#[test]
+fn r_read_5_a_missing_reference_that_appears_changes_the_read() {
+    let mut store = Store::new();
+    // Query mode for a todo that is not stored yet: nothing.
+    assert!(
+        store
+            .get_response::<Todo>("GET /todos/1", &json!({"id": "1"}))
+            .unwrap()
+            .data
+            .is_none()
+    );
+    store
+        .set_response::<Todo>("POST /todos", &(), &json!({"id": "1", "title": "new"}))
+        .unwrap();
+    let todo = data::<Todo>(&store, "GET /todos/1", &json!({"id": "1"}));
+    assert_eq!(todo.title, "new");
+}

@@ -1,0 +1,163 @@
+//! R-UNION-1..4: polymorphic entities.
+
+use restcache::Error;
+use restcache::prelude::*;
+use serde_json::{Value, json};
+
+use crate::fixtures::*;
+
+#[test]
+fn r_union_1_default_tags_are_snake_case_variant_names() {
+    #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    struct BlogPost {
+        #[entity(pk)]
+        id: u64,
+    }
+    #[derive(Clone, Debug, PartialEq, Union)]
+    #[union(attribute = "kind")]
+    enum Content {
+        BlogPost(BlogPost),
+        Link(Link),
+    }
+    assert_eq!(<Content as restcache::schema::Union>::TAGS, &["blog_post", "link"]);
+    let mut store = Store::new();
+    store
+        .set_response::<Content>("GET /c/1", &(), &json!({"id": 1, "kind": "blog_post"}))
+        .unwrap();
+    assert!(matches!(
+        *data::<Content>(&store, "GET /c/1", &json!({})),
+        Content::BlogPost(BlogPost { id: 1 })
+    ));
+}
+
+#[test]
+fn r_union_2_the_function_form_sees_the_parent_and_the_key() {
+    /// Picks the variant from the field name the array appears under.
+    fn by_key(_: &Value, parent: Option<&Value>, key: Option<&str>) -> Option<String> {
+        assert!(
+            parent.is_some_and(|p| p.get("links").is_some()),
+            "the parent holds the array"
+        );
+        Some(key?.trim_end_matches('s').to_owned())
+    }
+    #[derive(Clone, Debug, PartialEq, Union)]
+    #[union(attribute_fn = by_key)]
+    enum ByKey {
+        Link(Link),
+        Post(Post),
+    }
+    #[derive(Clone, Debug, Default, PartialEq, Schema)]
+    struct Feed {
+        #[schema(nested)]
+        links: Vec<ByKey>,
+        #[schema(nested)]
+        posts: Vec<ByKey>,
+    }
+    let mut store = Store::new();
+    let body = json!({"links": [{"id": 1, "url": "u"}], "posts": [{"id": 1, "content": "c"}]});
+    store.set_response::<Feed>("GET /feed", &(), &body).unwrap();
+    let feed = data::<Feed>(&store, "GET /feed", &json!({}));
+    assert!(matches!(&feed.links[0], ByKey::Link(l) if l.url == "u"));
+    assert!(matches!(&feed.posts[0], ByKey::Post(p) if p.content == "c"));
+}
+
+#[test]
+fn r_union_2_the_string_form_uses_the_attribute_string_form() {
+    #[derive(Clone, Debug, PartialEq, Union)]
+    #[union(attribute = "v")]
+    enum Versioned {
+        #[union(tag = "1")]
+        One(User),
+    }
+    let mut store = Store::new();
+    store
+        .set_response::<Versioned>("GET /x", &(), &json!({"id": "a", "v": 1}))
+        .unwrap();
+    assert!(matches!(
+        *data::<Versioned>(&store, "GET /x", &json!({})),
+        Versioned::One(_)
+    ));
+    let err = store
+        .set_response::<Versioned>("GET /y", &(), &json!({"id": "b"}))
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::InvalidResponse { .. }),
+        "a missing attribute matches nothing"
+    );
+}
+
+#[test]
+fn r_union_3_unmatched_input_at_a_single_position() {
+    let mut store = Store::new();
+    let before = store.snapshot();
+    let err = store
+        .set_response::<SuffixedFeed>("GET /feed/9", &(), &json!({"id": 9, "type": "video"}))
+        .unwrap_err();
+    match &err {
+        Error::InvalidResponse {
+            entity,
+            position,
+            reason,
+            ..
+        } => {
+            assert_eq!(entity.as_deref(), Some("SuffixedFeed"));
+            assert_eq!(position, "");
+            assert!(reason.contains("no variant"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.snapshot(), before);
+    // With an `other` variant the object is returned as-is, stored inline, and no entity is created.
+    store
+        .set_response::<FeedItem>("GET /feed/9", &(), &json!({"id": 9, "type": "video"}))
+        .unwrap();
+    assert_eq!(
+        *data::<FeedItem>(&store, "GET /feed/9", &json!({})),
+        FeedItem::Other(json!({"id": 9, "type": "video"}))
+    );
+    assert_eq!(store.snapshot()["entities"], json!({}));
+}
+
+#[test]
+fn r_union_3_unmatched_list_elements_are_skipped_without_other() {
+    let mut store = Store::new();
+    let feed = json!([{"id": 1, "type": "link"}, {"id": 2, "type": "video"}]);
+    store
+        .set_response::<Vec<SuffixedFeed>>("GET /feed", &(), &feed)
+        .unwrap();
+    assert_eq!(data::<Vec<SuffixedFeed>>(&store, "GET /feed", &json!({})).len(), 1);
+}
+
+#[test]
+fn r_union_4_records_live_in_variant_tables_and_collections_in_one_table() {
+    let mut store = Store::new();
+    let feed = json!([{"id": 1, "type": "link"}, {"id": 1, "type": "post"}]);
+    store
+        .set_response::<Collection<Vec<FeedItem>>>("GET /feed", &(), &feed)
+        .unwrap();
+    let snap = store.snapshot();
+    let tables: Vec<&String> = snap["entities"].as_object().unwrap().keys().collect();
+    assert_eq!(tables, ["Link", "Post", "[Link;Post]"]);
+    let items = data::<Collection<Vec<FeedItem>>>(&store, "GET /feed", &json!({}));
+    assert!(
+        matches!((&items[0], &items[1]), (FeedItem::Link(_), FeedItem::Post(_))),
+        "same pk, two tables"
+    );
+}
+
+#[test]
+fn r_get_3_union_query_mode_uses_the_attribute_or_the_first_table_holding_the_pk() {
+    let mut store = Store::new();
+    store
+        .set_response::<Vec<FeedItem>>("GET /feed", &(), &json!([{"id": 2, "type": "post", "content": "c"}]))
+        .unwrap();
+    let read = data::<FeedItem>(&store, "GET /feed/2", &json!({"id": 2}));
+    assert!(matches!(&*read, FeedItem::Post(p) if p.content == "c"));
+    let none = store
+        .get_response::<FeedItem>("GET /feed/2?type=link", &json!({"id": 2, "type": "link"}))
+        .unwrap();
+    assert!(
+        none.data.is_none(),
+        "the attribute names the Link table, which lacks pk 2"
+    );
+}
