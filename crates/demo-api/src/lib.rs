@@ -1,0 +1,99 @@
+//! An in-memory REST API for restcache's examples and integration tests.
+//!
+//! [`DemoServer::start`] seeds a fresh data set (users, todos, a feed of links and posts, paginated
+//! articles), binds `127.0.0.1:0` and serves it over real HTTP/1.1 on a spawned tokio task. Every
+//! request is recorded ([`DemoServer::requests`]) before it is handled, and a test can make requests
+//! to one path wait until it releases them ([`DemoServer::hold`]), which is how overlapping requests
+//! are made to finish in a chosen order.
+//!
+//! # Data
+//!
+//! Seeded fresh for every server: users `u1`..`u3` (`{ id, name, email }`, u1 is Ada Lovelace);
+//! todos `1..=30` (`{ id, userId, title: "Todo N", completed: N % 3 == 0 }`, ten per user in id
+//! order); feed items `1..=6` alternating `link` (`{ id, type, url, title }`) and `post`
+//! (`{ id, type, content }`) plus item 7 of the unknown type `video`; 25 articles
+//! (`{ id, title, authorId }`). New numeric ids are the largest plus one; new users are `u4`, `u5`, ….
+//!
+//! # Routes
+//!
+//! Bodies are JSON; request bodies are parsed whatever their `Content-Type`, and one that is not
+//! JSON (or not the shape a route needs) is a 400 with `{"error": ..., "status": 400}`. Unknown
+//! routes are a JSON 404, known routes with another method a JSON 405.
+//!
+//! | method | path | behaviour |
+//! |---|---|---|
+//! | GET | `/todos` | array; filters `userId`, `completed` (exact match on the string form), `page` (1-based) + `limit` (default 10); other keys ignored |
+//! | POST | `/todos` | 201 + the todo: body fields over `{ userId: "u1", title: "", completed: false }`, new id |
+//! | DELETE | `/todos` | body: JSON array of ids (strings or numbers); deletes them; 200 with an **empty** body |
+//! | GET | `/todos/search?q=&page=&limit=` | todos whose title contains `q` (case-insensitive), filtered and paged like `/todos` |
+//! | GET | `/todos/{id}` | the todo, or 404 |
+//! | PUT | `/todos/{id}` | replace: body over the defaults (keeping `id` and, unless given, `userId`); 200 + todo |
+//! | PATCH | `/todos/{id}` | merge the body's fields; 200 + todo |
+//! | DELETE | `/todos/{id}` | 204, empty |
+//! | GET, POST | `/users/{user_id}/todos` | like `/todos`, restricted to that user / creating with that `userId`; unknown user → 404 |
+//! | GET | `/users/{user_id}/todos/done` | that user's completed todos (filters and paging apply) |
+//! | GET, PUT, PATCH, DELETE | `/users/{user_id}/todos/{id}` | like `/todos/{id}`; 404 unless the todo is that user's |
+//! | GET, POST | `/users` | all users; create (201, defaults `name: ""`, `email: ""`) |
+//! | GET, PUT, PATCH | `/users/{user_id}` | read, replace, merge |
+//! | DELETE | `/users/{user_id}` | 200 + the deleted user object |
+//! | GET, POST | `/feed` | all items (the `video` one too); create a `link` or `post` by its `type` (else 400), 201 |
+//! | GET, PATCH | `/feed/{id}` | read, merge |
+//! | DELETE | `/feed/{id}` | 200 + the bare pk as a JSON string, e.g. `"3"` |
+//! | GET | `/articles?skip=0&limit=10` | `{ "results": [...], "total": 25, "limit": 10, "skip": 0 }` |
+//! | GET | `/articles/{id}` | the article |
+//! | GET | `/me` | user u1 with `Authorization: Bearer demo-token`, else 401 (`WWW-Authenticate: Bearer`) |
+//! | GET | `/whoami` | `{ "authorization": header or null, "cookie": header or null }` |
+//! | POST | `/login` | `Set-Cookie: session=demo; Path=/`, `{ "ok": true }` |
+//! | GET | `/session` | `{ "session": "demo", "user": u1 }` with the cookie `session=demo`, else 401 |
+//! | any | `/redirect?status=302&to=URL` | that status (301, 302, 303, 307, 308; default 302) with `Location: URL` |
+//! | GET | `/redirect-loop` | 302 to itself |
+//! | GET | `/redirect-chain?hops=N` | 302 to `hops=N-1`; at 0, `{ "ok": true }` (N redirects in all) |
+//! | GET | `/misbehave/500`, `/404`, `/503` | that status with a JSON error body |
+//! | GET | `/misbehave/html` | 200 `text/html` |
+//! | GET | `/misbehave/no-content-type-json` | 200, no `Content-Type`, body `{"id":1}` |
+//! | GET | `/misbehave/problem-json` | 200 `application/problem+json`, valid JSON |
+//! | GET | `/misbehave/truncated` | 200 `application/json`, body `{"id": 1, "title": "cut` |
+//! | GET | `/misbehave/close-mid-body` | 200, `Content-Length: 64`, 20 bytes, then the connection closes |
+//! | GET | `/misbehave/huge?bytes=N` | a JSON string of exactly N bytes (default 1 MiB, at most 1 GiB), streamed, with `Content-Length` |
+//! | GET | `/misbehave/huge-chunked?bytes=N` | the same, chunked, without `Content-Length` |
+//! | GET | `/misbehave/slow?ms=N` | waits N ms (default 1000), then `{"ok":true}` |
+//! | GET | `/misbehave/deep?depth=N` | N nested arrays `[[[...]]]` (default 200) |
+//! | GET | `/misbehave/whitespace` | 200 `application/json`, a body of only whitespace |
+//! | GET | `/misbehave/not-modified` | 304 |
+//!
+//! Every mutation (POST, PUT, PATCH, DELETE on the data routes) takes `?respond=` to choose its
+//! answer: `empty` (204, no body), `blank` (200, zero-length body, no `Content-Type`), `null`
+//! (200, `null`), `pk` (the pk as a JSON string; an array of them for the batch delete) or
+//! `object` (the object; an array for the batch delete).
+//!
+//! [`client`] is a minimal HTTP/1.1 client over a raw TCP stream, enough for tests that need to see
+//! exactly what went over the wire without pulling in a full HTTP client.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::io::Result<()> {
+//! let server = demo_api::DemoServer::start().await?;
+//! let response = demo_api::client::get(server.addr(), "/todos?userId=u2&completed=true").await?;
+//! assert_eq!(response.status, 200);
+//! let todos = response.json().unwrap();
+//! assert!(todos.as_array().unwrap().iter().all(|t| t["userId"] == "u2" && t["completed"] == true));
+//! assert_eq!(server.requests()[0].uri(), "/todos?userId=u2&completed=true");
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod client;
+mod data;
+mod error;
+mod extract;
+mod hold;
+mod record;
+mod reply;
+mod routes;
+mod server;
+mod state;
+mod stream_body;
+
+pub use hold::{Held, Hold};
+pub use record::RecordedRequest;
+pub use server::DemoServer;

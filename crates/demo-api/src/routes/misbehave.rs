@@ -1,0 +1,148 @@
+//! Responses that are wrong on purpose, under `/misbehave/`: error statuses, wrong or missing
+//! content types, broken, huge, slow and deeply nested bodies.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::json;
+
+use crate::error::ApiError;
+use crate::extract::Params;
+use crate::state::Shared;
+use crate::stream_body::{Piece, StreamBody};
+
+/// Bodies `huge` and `deep` refuse to make bigger than this (1 GiB).
+const MAX_GENERATED: u64 = 1 << 30;
+
+pub(super) fn routes() -> Router<Arc<Shared>> {
+    Router::new()
+        .route("/500", get(|| status(StatusCode::INTERNAL_SERVER_ERROR)))
+        .route("/404", get(|| status(StatusCode::NOT_FOUND)))
+        .route("/503", get(|| status(StatusCode::SERVICE_UNAVAILABLE)))
+        .route("/html", get(html))
+        .route("/no-content-type-json", get(no_content_type_json))
+        .route("/problem-json", get(problem_json))
+        .route("/truncated", get(truncated))
+        .route("/close-mid-body", get(close_mid_body))
+        .route("/huge", get(huge))
+        .route("/huge-chunked", get(huge_chunked))
+        .route("/slow", get(slow))
+        .route("/deep", get(deep))
+        .route("/whitespace", get(whitespace))
+        .route("/not-modified", get(|| async { StatusCode::NOT_MODIFIED }))
+}
+
+/// A response with exactly this content type (or none) and body.
+fn raw(status: StatusCode, content_type: Option<&'static str>, body: impl Into<Body>) -> Response {
+    let mut response = Response::new(body.into());
+    *response.status_mut() = status;
+    if let Some(content_type) = content_type {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    }
+    response
+}
+
+/// The status with a JSON error body.
+async fn status(status: StatusCode) -> ApiError {
+    ApiError::new(status, format!("deliberate {}", status.as_u16()))
+}
+
+/// 200 `text/html`.
+async fn html() -> Response {
+    raw(
+        StatusCode::OK,
+        Some("text/html; charset=utf-8"),
+        "<html><body><h1>Not JSON</h1></body></html>",
+    )
+}
+
+/// 200 with no `Content-Type` at all and the valid JSON body `{"id":1}`.
+async fn no_content_type_json() -> Response {
+    raw(StatusCode::OK, None, r#"{"id":1}"#)
+}
+
+/// 200 `application/problem+json` with a valid JSON body.
+async fn problem_json() -> Response {
+    let body = json!({ "type": "about:blank", "title": "Problem", "id": 1 }).to_string();
+    raw(StatusCode::OK, Some("application/problem+json"), body)
+}
+
+/// 200 `application/json` whose body stops inside a string: not valid JSON.
+async fn truncated() -> Response {
+    raw(StatusCode::OK, Some("application/json"), r#"{"id": 1, "title": "cut"#)
+}
+
+/// 200 with `Content-Length: 64`, then only part of the body before the connection is closed.
+async fn close_mid_body() -> Response {
+    let pieces = [
+        Piece::Bytes(Bytes::from_static(br#"{"id": 1, "title": ""#)),
+        Piece::Yield,
+        Piece::Fail,
+    ];
+    raw(
+        StatusCode::OK,
+        Some("application/json"),
+        StreamBody::new(pieces, Some(64)).into_body(),
+    )
+}
+
+/// The `bytes` parameter (default 1 MiB): the body's total size, at least 2 and at most 1 GiB.
+fn huge_size(params: &Params) -> Result<u64, ApiError> {
+    let bytes = params.parse_or("bytes", 1u64 << 20)?;
+    if bytes > MAX_GENERATED {
+        return Err(ApiError::bad_request(format!("`bytes` is at most {MAX_GENERATED}")));
+    }
+    Ok(bytes.max(2))
+}
+
+/// A JSON string of exactly `size` bytes (quotes included), streamed.
+fn huge_body(size: u64, with_length: bool) -> Response {
+    let quote = || Piece::Bytes(Bytes::from_static(b"\""));
+    let body = StreamBody::new([quote(), Piece::Fill(size - 2), quote()], with_length.then_some(size));
+    raw(StatusCode::OK, Some("application/json"), body.into_body())
+}
+
+/// `huge?bytes=N`: a JSON string of N bytes, streamed, with `Content-Length: N`.
+async fn huge(params: Params) -> Result<Response, ApiError> {
+    Ok(huge_body(huge_size(&params)?, true))
+}
+
+/// `huge-chunked?bytes=N`: the same, chunked, without `Content-Length`.
+async fn huge_chunked(params: Params) -> Result<Response, ApiError> {
+    Ok(huge_body(huge_size(&params)?, false))
+}
+
+/// `slow?ms=N` (default 1000): waits N ms, then answers `{"ok": true}`.
+async fn slow(params: Params) -> Result<Response, ApiError> {
+    let ms = params.parse_or("ms", 1000u64)?;
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    Ok(Json(json!({ "ok": true })).into_response())
+}
+
+/// `deep?depth=N` (default 200): N nested arrays, `[[[...]]]`.
+async fn deep(params: Params) -> Result<Response, ApiError> {
+    let depth = params.parse_or("depth", 200u64)?;
+    if depth > MAX_GENERATED / 2 {
+        return Err(ApiError::bad_request(format!(
+            "`depth` is at most {}",
+            MAX_GENERATED / 2
+        )));
+    }
+    let depth = depth as usize;
+    let mut body = Vec::with_capacity(depth * 2);
+    body.resize(depth, b'[');
+    body.resize(depth * 2, b']');
+    Ok(raw(StatusCode::OK, Some("application/json"), body))
+}
+
+/// 200 `application/json` with a body of only spaces and newlines.
+async fn whitespace() -> Response {
+    raw(StatusCode::OK, Some("application/json"), "  \n\n \r\n  ")
+}
