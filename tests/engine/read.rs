@@ -8,6 +8,39 @@ use serde_json::{Value, json};
 use crate::fixtures::*;
 
 #[test]
+fn r_read_1_references_resolve_to_records_and_marks_or_missing_records_do_not() {
+    let mut store = Store::new();
+    store
+        .set_response::<Vec<Todo>>(
+            "GET /todos",
+            &(),
+            &json!([{"id": "1", "owner": {"id": "u1", "name": "Ada"}}]),
+        )
+        .unwrap();
+    // The reference in todo 1 resolves to the User record, whoever wrote it last.
+    store
+        .set_response::<User>("GET /users/u1", &(), &json!({"id": "u1", "name": "Ada L."}))
+        .unwrap();
+    assert_eq!(
+        data::<Vec<Todo>>(&store, "GET /todos", &json!({}))[0]
+            .owner
+            .as_ref()
+            .unwrap()
+            .name,
+        "Ada L."
+    );
+    // A result whose reference points at a missing record is unresolved at the top.
+    store
+        .set_response::<Assignment>("GET /a/1", &(), &json!({"id": "a1", "user": {"id": "u2"}}))
+        .unwrap();
+    store
+        .set_response::<Invalidate<User>>("DELETE /users/u2", &(), &json!("u2"))
+        .unwrap();
+    let read = store.get_response::<Assignment>("GET /a/1", &()).unwrap();
+    assert!(read.data.is_none());
+}
+
+#[test]
 fn r_read_2_unresolved_list_elements_are_dropped_and_options_become_none() {
     let mut store = Store::new();
     let body = json!([

@@ -677,7 +677,7 @@ fn object_schema_collection_is_its_first_nested_collection() {
     struct Plain {
         n: u8,
     }
-    assert_eq!(Plain::collection(), None);
+    assert!(Plain::collection().is_none());
 }
 
 #[test]
@@ -732,5 +732,119 @@ fn object_schema_can_nest_in_an_entity() -> Result {
         (team.stats.score, team.stats.top.as_ref().map(|u| u.name.as_str())),
         (3, Some("N"))
     );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// List schemas and generic object schemas
+
+/// The seed's reusable page: generic over its entity.
+#[derive(Clone, Debug, Default, Schema)]
+pub struct Paginated<E> {
+    #[schema(nested)]
+    results: Collection<Vec<E>>,
+    total: u64,
+    limit: u64,
+    skip: u64,
+}
+
+/// The name of `L::Item`.
+fn item_of<L: ListSchema>() -> &'static str {
+    std::any::type_name::<L::Item>()
+}
+
+#[test]
+fn an_object_with_a_collection_field_is_a_list_schema_of_its_items() {
+    let todo = std::any::type_name::<Todo>();
+    assert_eq!(item_of::<TodoPage>(), todo);
+    assert_eq!(item_of::<Paginated<Todo>>(), todo);
+    assert_eq!(item_of::<Paginated<User>>(), std::any::type_name::<User>());
+}
+
+#[test]
+fn a_generic_page_normalizes_like_a_plain_one() -> Result {
+    let mut store = Store::new();
+    let page = json!({ "results": [{ "id": "1", "title": "a" }], "total": 3, "limit": 1, "skip": 0 });
+    store.set_response::<Paginated<Todo>>("GET /todos", &(), &page)?;
+    let read_page = read::<Paginated<Todo>>(&store, "GET /todos");
+    assert_eq!(read_page.results.len(), 1);
+    assert_eq!((read_page.total, read_page.limit, read_page.skip), (3, 1, 0));
+    // The plain fields are checked against the type parameter's instantiation.
+    let err = store
+        .set_response::<Paginated<Todo>>("GET /bad", &(), &json!({ "results": [], "total": "three" }))
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Decode { position, .. } if position == "/total"),
+        "{err:?}"
+    );
+    Ok(())
+}
+
+#[test]
+fn push_and_page_work_on_a_generic_page() -> Result {
+    let mut store = Store::new();
+    let first = json!({ "results": [{ "id": "1", "title": "a" }], "total": 3, "limit": 1, "skip": 0 });
+    store.set_response::<Paginated<Todo>>("GET /todos", &(), &first)?;
+    // A page appends its items to the list stored under the list's key (R-PAGE).
+    let second = json!({ "results": [{ "id": "2", "title": "b" }], "total": 3, "limit": 1, "skip": 1 });
+    store.set_response::<Page<Paginated<Todo>>>("GET /todos", &(), &second)?;
+    // A push appends the created entity to every matching list (R-COL-4).
+    store.set_response::<Push<Paginated<Todo>>>("POST /todos", &(), &json!({ "id": "3", "title": "c" }))?;
+    let ids = |store: &Store| {
+        read::<Paginated<Todo>>(store, "GET /todos")
+            .results
+            .iter()
+            .map(|t| t.id.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&store), ["1", "2", "3"]);
+    // And unshift prepends.
+    store.set_response::<Unshift<Paginated<Todo>>>("POST /todos", &(), &json!({ "id": "0", "title": "z" }))?;
+    assert_eq!(ids(&store), ["0", "1", "2", "3"]);
+    let page = read::<Paginated<Todo>>(&store, "GET /todos");
+    assert_eq!(page.skip, 1, "the plain fields are the last page's");
+    Ok(())
+}
+
+#[test]
+fn the_collection_mark_chooses_the_list_among_several() -> Result {
+    #[derive(Clone, Debug, Default, Schema)]
+    struct Board {
+        #[schema(nested)]
+        links: Collection<Vec<Link>>,
+        #[schema(collection)]
+        todos: Collection<Vec<Todo>>,
+    }
+    assert_eq!(item_of::<Board>(), std::any::type_name::<Todo>());
+    // `collection()` follows the mark too, so push's policy is the marked collection's.
+    assert_eq!(Board::collection().map(|c| c.table), Some("[Todo]"));
+
+    let mut store = Store::new();
+    store.set_response::<Board>("GET /board", &(), &json!({ "links": [], "todos": [] }))?;
+    store.set_response::<Push<Board>>("POST /board", &(), &json!({ "id": "9", "title": "new" }))?;
+    let board = read::<Board>(&store, "GET /board");
+    assert_eq!(board.todos.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["9"]);
+    assert!(board.links.is_empty());
+    Ok(())
+}
+
+#[test]
+fn a_generic_page_nests_another_generic_schema() -> Result {
+    #[derive(Clone, Debug, Default, Schema)]
+    struct Wrapped<T: Clone + Default + Send + Sync> {
+        #[schema(nested)]
+        page: Paginated<T>,
+        note: Option<String>,
+    }
+    let mut store = Store::new();
+    store.set_response::<Wrapped<User>>(
+        "GET /users",
+        &(),
+        &json!({ "page": { "results": [{ "id": "u", "name": "N" }], "total": 1 }, "note": "hi" }),
+    )?;
+    let read_back = read::<Wrapped<User>>(&store, "GET /users");
+    assert_eq!(read_back.page.results[0].name, "N");
+    assert_eq!(read_back.note.as_deref(), Some("hi"));
+    assert_eq!(Wrapped::<User>::collection().map(|c| c.table), Some("[User]"));
     Ok(())
 }

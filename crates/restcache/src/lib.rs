@@ -33,15 +33,20 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod controller;
 mod denormalize;
 mod error;
 mod normalize;
+pub mod rest;
 pub mod schema;
 pub mod store;
 mod tables;
 
+pub use controller::Controller;
 pub use error::Error;
-pub use restcache_macros::{Entity, Schema, Union};
+pub use reqwest::Method;
+pub use rest::{Resource, RestEndpoint};
+pub use restcache_macros::{Entity, Schema, Union, resource};
 pub use store::{Cached, ExpiryStatus, Store};
 
 /// Builds call args: `params! { user_id: "u1", id: 5 }` is the JSON object
@@ -60,14 +65,16 @@ macro_rules! params {
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::schema::{All, Collection, CollectionPolicy, Invalidate, Page, Push, Unshift, Values};
+    pub use crate::rest::{Resource, ResourceOptions, RestEndpoint};
+    pub use crate::schema::{All, Collection, CollectionPolicy, Invalidate, ListSchema, Page, Push, Unshift, Values};
     pub use crate::store::{Cached, ExpiryStatus, Store};
-    pub use crate::{Entity, Error, Schema, Union, params};
+    pub use crate::{Controller, Entity, Error, Schema, Union, params, resource};
 }
 
 /// What macro-generated code refers to. Not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use serde;
     pub use serde_json::{Map, Value, json};
     pub use std::sync::OnceLock;
 

@@ -336,16 +336,69 @@ impl Store {
         value: &Value,
         opts: WriteOptions<'_>,
     ) -> Result<(), Error> {
-        let args = args_map(args)?;
+        let args = Value::Object(args_map(args)?);
+        let url = key.split_once(' ').map_or(key, |(_, url)| url);
+        self.write::<S>(key, &args, value, opts)
+            .map(drop)
+            .map_err(|e| e.with_url(url))
+    }
+
+    /// Normalizes and commits a response; returns what the response itself describes, built
+    /// from its own writes without consulting the rest of the store (R-FETCH-5).
+    pub(crate) fn write<S: Schema>(
+        &mut self,
+        key: &str,
+        args: &Value,
+        value: &Value,
+        opts: WriteOptions<'_>,
+    ) -> Result<Arc<S::Output>, Error> {
         self.check_schema::<S>()?;
-        let (method, url) = key.split_once(' ').unwrap_or(("", key));
-        let args = Value::Object(args);
-        let (result, pending) = self
-            .normalize::<S>(method, value, &args, opts)
-            .map_err(|e| e.with_url(url))?;
+        let method = key.split_once(' ').map_or("", |(m, _)| m);
+        let (result, pending) = self.normalize::<S>(method, value, args, opts)?;
+        let described = Self::describe::<S>(&result, &pending, args, opts.fetched_at);
         let now = Instant::now();
-        self.commit(key, Some(result), pending, opts.fetched_at, now, now + opts.data_expiry);
-        Ok(())
+        self.commit(
+            key,
+            Some(result.clone()),
+            pending,
+            opts.fetched_at,
+            now,
+            now + opts.data_expiry,
+        );
+        match described {
+            Some(out) => Ok(Arc::new(out)),
+            // The response's own writes do not resolve (an unusual schema): read the cache.
+            None => self
+                .get_response::<S>(key, args)?
+                .data
+                .ok_or_else(|| Error::Invalidated { key: key.to_owned() }),
+        }
+    }
+
+    /// Denormalizes `result` against a table holding only the pending writes.
+    fn describe<S: Schema>(result: &Value, pending: &Pending, args: &Value, at: Instant) -> Option<S::Output> {
+        let mut scratch = Tables::default();
+        let meta = EntityMeta {
+            fetched_at: at,
+            written_at: at,
+            expires_at: at,
+        };
+        for ((table, pk), write) in &pending.writes {
+            let record = match write {
+                PendingWrite::Entity(fields) => Record::Valid(Value::Object(fields.clone())),
+                PendingWrite::Invalid => Record::Invalid,
+                PendingWrite::Collection(items) => Record::Valid(Value::Array(items.clone())),
+            };
+            scratch.get_or_create(table).1.rows.insert(
+                pk.clone(),
+                Slot {
+                    record,
+                    meta,
+                    version: 0,
+                },
+            );
+        }
+        S::denormalize(result, &mut DenormalizeCtx::new(&scratch, args)).ok()
     }
 
     fn normalize<S: Schema>(

@@ -1,15 +1,21 @@
-//! [`ObjectModel`] → `impl Schema` + `impl EntityField`.
+//! [`ObjectModel`] → `impl Schema` + `impl EntityField`, and `impl ListSchema` when the struct
+//! holds a collection.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
-use syn::Ident;
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
+use syn::{Generics, Ident, Type, parse_quote, parse_quote_spanned};
 
 use super::parse::ObjectModel;
-use crate::fields;
+use crate::fields::{self, Field, FieldKind};
 
 pub(super) fn expand(model: &ObjectModel) -> TokenStream {
-    let ObjectModel { ident, fields } = model;
+    let ObjectModel {
+        ident,
+        generics,
+        fields,
+        list,
+    } = model;
     let input = Ident::new("input", Span::mixed_site());
     let stored = Ident::new("stored", Span::mixed_site());
     let ctx = Ident::new("ctx", Span::mixed_site());
@@ -28,8 +34,11 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
     };
 
     let nested: Vec<_> = fields::nested_types(fields).collect();
-    // The first collection of the nested fields, in declaration order (R-RES-3).
-    let collection = nested.split_first().map(|(first, rest)| {
+    // The collection `push` and `unshift` add to comes first; then the first collection of the
+    // nested fields, in declaration order (R-RES-3).
+    let mut searched: Vec<&Type> = list.iter().collect();
+    searched.extend(nested.iter().copied().filter(|ty| Some(*ty) != list.as_ref()));
+    let collection = searched.split_first().map(|(first, rest)| {
         let first = quote_spanned! {first.span()=> <#first as ::restcache::__private::Schema>::collection() };
         let rest = rest.iter().map(|ty| {
             quote_spanned! {ty.span()=> .or_else(<#ty as ::restcache::__private::Schema>::collection) }
@@ -51,12 +60,27 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
         }
     });
 
+    let bounded = schema_generics(generics, fields, None);
+    let (impl_generics, ty_generics, where_clause) = bounded.split_for_impl();
+
+    let list_schema = list.as_ref().map(|ty| {
+        let list_generics = schema_generics(generics, fields, Some(ty));
+        let (impl_generics, ty_generics, where_clause) = list_generics.split_for_impl();
+        let item = quote_spanned! {ty.span()=> <#ty as ::restcache::schema::ListSchema>::Item };
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics ::restcache::schema::ListSchema for #ident #ty_generics #where_clause {
+                type Item = #item;
+            }
+        }
+    });
+
     quote! {
         #[automatically_derived]
         // A nested field's type is often its schema's output: the `From` conversion is then
         // the identity, and the call carries the field's span.
         #[allow(clippy::useless_conversion)]
-        impl ::restcache::__private::Schema for #ident {
+        impl #impl_generics ::restcache::__private::Schema for #ident #ty_generics #where_clause {
             type Output = Self;
 
             fn normalize<'a>(
@@ -86,6 +110,88 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
         }
 
         #[automatically_derived]
-        impl ::restcache::__private::EntityField for #ident {}
+        impl #impl_generics ::restcache::__private::EntityField for #ident #ty_generics #where_clause {}
+
+        #list_schema
     }
+}
+
+/// The generics of the `Schema` impl (and, with `list`, of the `ListSchema` impl): the
+/// struct's own, plus, when it has type parameters, the bounds the generated code relies on.
+/// Field types that name no parameter get no bound: they are checked where they are used, like
+/// the fields of a non-generic struct. One predicate per field type.
+fn schema_generics(generics: &Generics, fields: &[Field], list: Option<&Type>) -> Generics {
+    let mut bounded = generics.clone();
+    if generics.params.is_empty() {
+        return bounded;
+    }
+    // Field types in declaration order, each with its bounds.
+    let mut bounds: Vec<(&Type, Vec<TokenStream>)> = Vec::new();
+    for field in fields.iter().filter(|f| mentions_params(&f.ty, generics)) {
+        let ty = &field.ty;
+        match &field.kind {
+            FieldKind::Nested => {
+                add(&mut bounds, ty, &quote!(::restcache::__private::Schema));
+                add(
+                    &mut bounds,
+                    ty,
+                    &quote!(::core::convert::From<<#ty as ::restcache::__private::Schema>::Output>),
+                );
+            }
+            FieldKind::Plain { deserialize_with: None } => {
+                add(
+                    &mut bounds,
+                    ty,
+                    &quote!(::restcache::__private::serde::de::DeserializeOwned),
+                );
+            }
+            FieldKind::Plain {
+                deserialize_with: Some(_),
+            }
+            | FieldKind::Skipped => {}
+        }
+    }
+    if let Some(ty) = list.filter(|ty| mentions_params(ty, generics)) {
+        add(&mut bounds, ty, &quote!(::restcache::schema::ListSchema));
+    }
+    let clause = bounded.make_where_clause();
+    for (ty, list) in bounds {
+        clause
+            .predicates
+            .push(parse_quote_spanned! {ty.span()=> #ty: #(#list)+* });
+    }
+    clause.predicates.push(parse_quote! {
+        Self: ::core::default::Default
+            + ::core::clone::Clone
+            + ::core::marker::Send
+            + ::core::marker::Sync
+            + 'static
+    });
+    for param in generics.type_params() {
+        let param = &param.ident;
+        clause.predicates.push(parse_quote! { #param: 'static });
+    }
+    bounded
+}
+
+/// Adds `bound` to the bounds of `ty`, spanned at the type.
+fn add<'a>(bounds: &mut Vec<(&'a Type, Vec<TokenStream>)>, ty: &'a Type, bound: &TokenStream) {
+    let bound = quote_spanned! {ty.span()=> #bound };
+    match bounds.iter_mut().find(|(t, _)| *t == ty) {
+        Some((_, list)) => list.push(bound),
+        None => bounds.push((ty, vec![bound])),
+    }
+}
+
+/// Whether a type names one of the type parameters (syntactically).
+fn mentions_params(ty: &Type, generics: &Generics) -> bool {
+    fn walk(tokens: TokenStream, params: &[&Ident]) -> bool {
+        tokens.into_iter().any(|tt| match tt {
+            TokenTree::Ident(i) => params.iter().any(|p| **p == i),
+            TokenTree::Group(g) => walk(g.stream(), params),
+            _ => false,
+        })
+    }
+    let params: Vec<&Ident> = generics.type_params().map(|p| &p.ident).collect();
+    walk(ty.to_token_stream(), &params)
 }

@@ -134,12 +134,32 @@ impl<V: PartialEq, P> PartialEq for Collection<V, P> {
 }
 
 /// Where a schema's first collection lives (R-RES-3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub struct CollectionInfo {
     /// The collection table (`[K]`).
     pub table: &'static str,
     /// The item schema's type.
     pub item: TypeId,
+    /// The collection type's [`CollectionPolicy::non_filter_argument_keys`].
+    pub non_filter_argument_keys: fn(&str) -> bool,
+}
+
+/// A list schema: one that holds a [`Collection`], so its members offer `push`, `unshift` and
+/// `get_page` (R-RES-3). `Item` is the collection's item type.
+///
+/// Implemented by `Collection<Vec<T>, P>` and by `#[derive(Schema)]` objects with a collection
+/// field.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` holds no Collection",
+    note = "push, unshift and get_page need a list schema: a Collection, or an object schema with a Collection field"
+)]
+pub trait ListSchema: Schema {
+    /// The collection's item type.
+    type Item: EntitySchema;
+}
+
+impl<T: EntitySchema, P: CollectionPolicy + Default> ListSchema for Collection<Vec<T>, P> {
+    type Item = T;
 }
 
 /// A list-args value in the form collection keys store: scalars as their string form, arrays
@@ -176,12 +196,12 @@ fn accepts(
     filter: &Map<String, Value>,
     args: &Map<String, Value>,
     body: Option<&Value>,
-    policy: &dyn CollectionPolicy,
+    non_filter: impl Fn(&str) -> bool,
 ) -> bool {
     let same = |given: Option<&Value>, want: &Value| given.and_then(key_value).as_ref() == Some(want);
-    filter.iter().all(|(k, want)| {
-        policy.non_filter_argument_keys(k) || same(args.get(k), want) || same(body.and_then(|b| b.get(k)), want)
-    })
+    filter
+        .iter()
+        .all(|(k, want)| non_filter(k) || same(args.get(k), want) || same(body.and_then(|b| b.get(k)), want))
 }
 
 fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
@@ -261,6 +281,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
         Some(CollectionInfo {
             table: T::collection_key(),
             item: TypeId::of::<T>(),
+            non_filter_argument_keys: |k| P::default().non_filter_argument_keys(k),
         })
     }
 
@@ -272,10 +293,11 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> EntityField for Collection<
 
 /// Normalizes one created entity and adds its reference to every stored collection of its
 /// type that accepts it (R-COL-4/5).
-fn add_to_lists<'a, T: EntitySchema, P: CollectionPolicy + Default>(
+fn add_to_lists<'a, T: EntitySchema>(
     input: &'a Value,
     ctx: &mut NormalizeCtx<'a>,
     front: bool,
+    non_filter: fn(&str) -> bool,
 ) -> Result<Value, Error> {
     let r = match input {
         Value::Object(_) => T::normalize(input, ctx)?,
@@ -294,8 +316,8 @@ fn add_to_lists<'a, T: EntitySchema, P: CollectionPolicy + Default>(
     if !(r.is_string() || r.is_array()) {
         return Err(ctx.invalid(None, "the created item matches no variant"));
     }
-    let default = P::default();
-    let policy: &dyn CollectionPolicy = ctx.policy.unwrap_or(&default);
+    let overridden = ctx.policy;
+    let policy = |k: &str| overridden.map_or_else(|| non_filter(k), |p| p.non_filter_argument_keys(k));
     let table = T::collection_key();
     let mut additions = Vec::new();
     if let Some(t) = ctx.tables.by_name(table) {
@@ -329,31 +351,40 @@ fn add_to_lists<'a, T: EntitySchema, P: CollectionPolicy + Default>(
     Ok(r)
 }
 
-/// The schema of `get_list().push()`: the created entity, appended to every matching list.
-pub struct Push<C>(PhantomData<fn() -> C>);
+/// The schema of `get_list().push()`: the created `L::Item`, appended to every matching list
+/// of the item type.
+pub struct Push<L>(PhantomData<fn() -> L>);
 
-/// The schema of `get_list().unshift()`: the created entity, prepended to every matching list.
-pub struct Unshift<C>(PhantomData<fn() -> C>);
+/// The schema of `get_list().unshift()`: the created `L::Item`, prepended to every matching list
+/// of the item type.
+pub struct Unshift<L>(PhantomData<fn() -> L>);
 
 /// The schema of `get_list().get_page()`: `L` with its collections extended by the page's new
 /// items instead of replaced (R-PAGE-3).
 pub struct Page<L>(PhantomData<fn() -> L>);
 
+fn default_non_filter(key: &str) -> bool {
+    DefaultCollectionPolicy.non_filter_argument_keys(key)
+}
+
 macro_rules! add_member {
     ($name:ident, $front:expr) => {
-        impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for $name<Collection<Vec<T>, P>> {
-            type Output = T;
+        impl<L: ListSchema> Schema for $name<L> {
+            type Output = L::Item;
 
             fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
-                add_to_lists::<T, P>(input, ctx, $front)
+                let non_filter = L::collection().map_or(default_non_filter as fn(&str) -> bool, |c| {
+                    c.non_filter_argument_keys
+                });
+                add_to_lists::<L::Item>(input, ctx, $front, non_filter)
             }
 
-            fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<T, Unresolved> {
-                T::denormalize(stored, ctx)
+            fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<L::Item, Unresolved> {
+                <L::Item as Schema>::denormalize(stored, ctx)
             }
 
             fn register(registry: &mut Registry) {
-                T::register(registry);
+                L::register(registry);
             }
         }
     };
@@ -361,7 +392,7 @@ macro_rules! add_member {
 add_member!(Push, false);
 add_member!(Unshift, true);
 
-impl<L: Schema> Schema for Page<L> {
+impl<L: ListSchema> Schema for Page<L> {
     type Output = L::Output;
     const KIND: super::SchemaKind = L::KIND;
 

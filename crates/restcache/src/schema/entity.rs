@@ -175,6 +175,9 @@ macro_rules! impl_entity_schema {
             fn collection_key() -> &'static str {
                 <Self as $crate::__private::Entity>::COLLECTION_KEY
             }
+            fn resource_name() -> &'static str {
+                <Self as $crate::__private::Entity>::KEY
+            }
             fn read_all(ctx: &mut $crate::__private::DenormalizeCtx<'_>, out: &mut ::std::vec::Vec<Self>) -> bool {
                 $crate::__private::entity::read_all::<Self>(ctx, out)
             }
@@ -191,6 +194,10 @@ macro_rules! impl_entity_schema {
 
 /// A schema whose values live in entity tables: an [`Entity`] or a [`Union`](super::Union).
 /// Collections, [`All`](super::All) and [`Invalidate`](super::Invalidate) hold these.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an entity or a union",
+    note = "a resource's `schema` (and a Collection's item) must `#[derive(Entity)]` or `#[derive(Union)]`"
+)]
 pub trait EntitySchema: Schema<Output = Self> + Clone {
     /// The table holding collections of this schema (`[K]`, or `[K1;K2;…]` for a union).
     fn collection_key() -> &'static str;
@@ -204,6 +211,13 @@ pub trait EntitySchema: Schema<Output = Self> + Clone {
     /// when an object matches no union variant.
     #[doc(hidden)]
     fn invalidate<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Option<String>, Error>;
+
+    /// The name resource members are named after (`K` in `K.get`): the entity key, or the
+    /// union's name.
+    fn resource_name() -> &'static str {
+        let name = std::any::type_name::<Self>();
+        name.rsplit("::").next().unwrap_or(name)
+    }
 
     /// The value of an unmatched input kept inline (a union's `other` variant).
     #[doc(hidden)]

@@ -32,7 +32,8 @@ use serde_json::Value;
 
 pub use self::all::All;
 pub use self::collection::{
-    Collection, CollectionInfo, CollectionPolicy, DefaultCollectionPolicy, Page, Push, Unshift, collection_pk,
+    Collection, CollectionInfo, CollectionPolicy, DefaultCollectionPolicy, ListSchema, Page, Push, Unshift,
+    collection_pk,
 };
 pub use self::entity::{Entity, EntitySchema, entity_impl};
 pub use self::invalidate::Invalidate;

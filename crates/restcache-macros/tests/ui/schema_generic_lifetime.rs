@@ -1,10 +1,10 @@
 use restcache::prelude::*;
 
 #[derive(Clone, Default, Schema)]
-struct Page<T> {
+struct Page<'a, T, const N: usize> {
     #[schema(nested)]
     results: Vec<T>,
-    total: u64,
+    title: &'a str,
 }
 
 fn main() {}

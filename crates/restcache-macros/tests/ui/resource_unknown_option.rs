@@ -1,0 +1,15 @@
+use restcache::prelude::*;
+use restcache_macros::resource;
+
+#[derive(Clone, Default, Entity)]
+struct Todo {
+    #[entity(pk)]
+    id: String,
+}
+
+resource! {
+    #[resource(path = "/todos/:id", schema = Todo, pagination = "page")]
+    pub struct Todos;
+}
+
+fn main() {}

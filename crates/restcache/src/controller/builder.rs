@@ -1,0 +1,110 @@
+//! `Controller::builder()`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use reqwest::Url;
+
+use super::{Controller, Inner};
+use crate::error::Error;
+use crate::rest::Credentials;
+use crate::rest::http::{DEFAULT_MAX_RESPONSE_BYTES, Http};
+use crate::store::Store;
+
+/// Configures a [`Controller`].
+///
+/// ```
+/// use restcache::Controller;
+/// use restcache::rest::Credentials;
+/// use std::time::Duration;
+///
+/// let ctrl = Controller::builder()
+///     .base_url("http://127.0.0.1:3000")
+///     .timeout(Duration::from_secs(10))
+///     .max_response_bytes(1 << 20)
+///     .credentials(Credentials::Omit)
+///     .build()?;
+/// # Ok::<(), restcache::Error>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct ControllerBuilder {
+    base_url: Option<String>,
+    client: Option<reqwest::Client>,
+    timeout: Option<Duration>,
+    max_response_bytes: Option<u64>,
+    credentials: Credentials,
+}
+
+impl ControllerBuilder {
+    /// Relative member URLs go to `base_url` (R-REQ-2); it is also the home origin of
+    /// credentials (R-REQ-4).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// Uses this client. It must not follow redirects itself
+    /// (`reqwest::redirect::Policy::none()`), or the credential guarantees of R-REQ-4 do not
+    /// hold across redirects.
+    pub fn client(mut self, client: reqwest::Client) -> Self {
+        self.client = Some(client);
+        self
+    }
+
+    /// A timeout for each request (none by default); a timeout is `Error::Transport`.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The largest response body read (default 32 MiB); a larger one is
+    /// `Error::ResponseTooLarge`.
+    pub fn max_response_bytes(mut self, limit: u64) -> Self {
+        self.max_response_bytes = Some(limit);
+        self
+    }
+
+    /// The default credentials mode (default `SameOrigin`); hooks may change it per request.
+    pub fn credentials(mut self, mode: Credentials) -> Self {
+        self.credentials = mode;
+        self
+    }
+
+    /// Builds the Controller.
+    pub fn build(self) -> Result<Controller, Error> {
+        let base_url = match self.base_url {
+            Some(u) => match Url::parse(&u) {
+                Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Some(url),
+                _ => {
+                    return Err(Error::InvalidConfig {
+                        reason: format!("base_url {u:?} is not an absolute http(s) URL"),
+                    });
+                }
+            },
+            None => None,
+        };
+        let client = match self.client {
+            Some(c) => c,
+            None => reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| Error::InvalidConfig {
+                    reason: format!("cannot build the HTTP client: {e}"),
+                })?,
+        };
+        let http = Http {
+            client,
+            base_url,
+            timeout: self.timeout,
+            max_response_bytes: self.max_response_bytes.unwrap_or(DEFAULT_MAX_RESPONSE_BYTES),
+            credentials: self.credentials,
+        };
+        Ok(Controller {
+            inner: Arc::new(Inner {
+                store: Mutex::new(Store::new()),
+                http,
+            }),
+        })
+    }
+}

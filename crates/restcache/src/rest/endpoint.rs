@@ -1,0 +1,523 @@
+//! `RestEndpoint<S, B>`: one REST member — method, path template, schema — and its URLs and keys
+//! (SPEC R-URL, R-KEY, R-RES-3/5).
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::Method;
+use restcache_path::{KeyPattern, RenderError, Template, TemplateError};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::hooks::{DefaultHooks, EndpointHooks};
+use crate::error::Error;
+use crate::schema::{CollectionPolicy, ListSchema, Page, Push, Schema, Unshift};
+use crate::store::{DEFAULT_DATA_EXPIRY, DEFAULT_ERROR_EXPIRY, args_map};
+
+/// The body type of an endpoint that declares none: any `Serialize` value is accepted.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AnyBody;
+
+/// Marks a list endpoint without `get_page` (no `pagination_field`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoPages;
+
+/// Marks a list endpoint with a `pagination_field`, which offers [`RestEndpoint::get_page`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pages;
+
+/// Which optimistic update a mutation member applies (R-OPTM-3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Optimistic {
+    /// `update`: `args ⊕ body` over the stored entity.
+    Update,
+    /// `partial_update`: `args ⊕ body`, only when the entity is stored.
+    PartialUpdate,
+    /// `delete` and the batch form: the entities read as INVALID at once.
+    Delete,
+    /// `push`: the new entity joins the end of matching lists.
+    Push,
+    /// `unshift`: the new entity joins the start of matching lists.
+    Unshift,
+}
+
+/// Options of one member, each `None` to keep what the member already has (R-RES-4/5). Schema
+/// and body types change with [`RestEndpoint::with_schema`] and [`RestEndpoint::with_body`].
+///
+/// ```
+/// use restcache::rest::EndpointOptions;
+/// use std::time::Duration;
+/// let opts = EndpointOptions { path: Some("/todos/:id/done".into()), data_expiry_length: Some(Duration::from_secs(5)), ..Default::default() };
+/// assert!(opts.method.is_none());
+/// ```
+#[derive(Clone, Default)]
+pub struct EndpointOptions {
+    /// The path template (used verbatim, also for list members).
+    pub path: Option<String>,
+    /// The HTTP method.
+    pub method: Option<Method>,
+    /// Put before the path.
+    pub url_prefix: Option<String>,
+    /// The query parameter `get_page` sets.
+    pub pagination_field: Option<String>,
+    /// Whether the resource's mutations are optimistic.
+    pub optimistic: Option<bool>,
+    /// Request hooks (the `endpoint` option).
+    pub hooks: Option<Arc<dyn EndpointHooks>>,
+    /// How long a successful response stays fresh.
+    pub data_expiry_length: Option<Duration>,
+    /// How long an error stands before a read retries.
+    pub error_expiry_length: Option<Duration>,
+    /// Stale data reads as `InvalidIfStale`.
+    pub invalid_if_stale: Option<bool>,
+    /// Polling period while subscribed.
+    pub poll_frequency: Option<Duration>,
+    /// The member's name, for tracing.
+    pub name: Option<String>,
+}
+
+impl fmt::Debug for EndpointOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EndpointOptions")
+            .field("path", &self.path)
+            .field("method", &self.method)
+            .field("url_prefix", &self.url_prefix)
+            .field("pagination_field", &self.pagination_field)
+            .field("optimistic", &self.optimistic)
+            .field("hooks", &self.hooks.as_ref().map(|_| ".."))
+            .field("data_expiry_length", &self.data_expiry_length)
+            .field("error_expiry_length", &self.error_expiry_length)
+            .field("invalid_if_stale", &self.invalid_if_stale)
+            .field("poll_frequency", &self.poll_frequency)
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// Everything about a member except its types. Shared by clones of an endpoint.
+#[derive(Clone)]
+pub(crate) struct EndpointConfig {
+    pub name: String,
+    pub method: Method,
+    pub path: Template,
+    pub url_prefix: String,
+    pub pagination_field: Option<String>,
+    /// `get_page`: the key leaves out the pagination field (R-PAGE-2).
+    pub page: bool,
+    pub data_expiry: Duration,
+    pub error_expiry: Duration,
+    pub invalid_if_stale: bool,
+    pub poll_frequency: Option<Duration>,
+    /// The resource-level `optimistic` flag, inherited by derived members.
+    pub optimistic: bool,
+    /// This member's optimistic transform.
+    pub transform: Option<Optimistic>,
+    pub hooks: Arc<dyn EndpointHooks>,
+    /// A run-time `non_filter_argument_keys` / collection policy.
+    pub policy: Option<Arc<dyn CollectionPolicy>>,
+    pub pattern: KeyPattern,
+}
+
+pub(crate) fn template_error(e: TemplateError) -> Error {
+    Error::InvalidTemplate {
+        template: e.template,
+        index: e.index,
+        reason: e.reason,
+    }
+}
+
+pub(crate) fn render_error(e: RenderError) -> Error {
+    match e {
+        RenderError::MissingParam { name, template } => Error::MissingParam { name, template },
+        RenderError::InvalidParam { name, reason } => Error::InvalidParam { name, reason },
+        other => Error::InvalidParam {
+            name: other.name().to_owned(),
+            reason: other.to_string(),
+        },
+    }
+}
+
+impl EndpointConfig {
+    pub fn new(name: String, method: Method, path: Template, url_prefix: String) -> Self {
+        let pattern = path.key_pattern(method.as_str(), &url_prefix);
+        EndpointConfig {
+            name,
+            method,
+            path,
+            url_prefix,
+            pagination_field: None,
+            page: false,
+            data_expiry: DEFAULT_DATA_EXPIRY,
+            error_expiry: DEFAULT_ERROR_EXPIRY,
+            invalid_if_stale: false,
+            poll_frequency: None,
+            optimistic: false,
+            transform: None,
+            hooks: Arc::new(DefaultHooks),
+            policy: None,
+            pattern,
+        }
+    }
+
+    /// A copy with `opts` applied. A new path or method drops the optimistic transform only
+    /// when the caller says so (the add form, R-RES-4).
+    pub fn apply(&self, opts: &EndpointOptions) -> Result<Self, Error> {
+        let mut c = self.clone();
+        if let Some(p) = &opts.path {
+            c.path = Template::parse(p).map_err(template_error)?;
+        }
+        if let Some(m) = &opts.method {
+            c.method = m.clone();
+        }
+        if let Some(u) = &opts.url_prefix {
+            c.url_prefix.clone_from(u);
+        }
+        if let Some(f) = &opts.pagination_field {
+            c.pagination_field = Some(f.clone());
+        }
+        if let Some(o) = opts.optimistic {
+            c.optimistic = o;
+            if !o {
+                c.transform = None;
+            }
+        }
+        if let Some(h) = &opts.hooks {
+            c.hooks = Arc::clone(h);
+        }
+        if let Some(d) = opts.data_expiry_length {
+            c.data_expiry = d;
+        }
+        if let Some(d) = opts.error_expiry_length {
+            c.error_expiry = d;
+        }
+        if let Some(b) = opts.invalid_if_stale {
+            c.invalid_if_stale = b;
+        }
+        if let Some(p) = opts.poll_frequency {
+            if p.is_zero() {
+                return Err(Error::InvalidConfig {
+                    reason: "poll_frequency must be at least 1 ms".into(),
+                });
+            }
+            c.poll_frequency = Some(p);
+        }
+        if let Some(n) = &opts.name {
+            c.name.clone_from(n);
+        }
+        c.pattern = c.path.key_pattern(c.method.as_str(), &c.url_prefix);
+        Ok(c)
+    }
+
+    /// `url_prefix + rendered path + query` (R-URL-1), leaving out `without`.
+    pub fn url_with(&self, args: &Map<String, Value>, without: Option<&str>) -> Result<String, Error> {
+        match without {
+            Some(field) => self.path.render_url_without(&self.url_prefix, args, &[field]),
+            None => self.path.render_url(&self.url_prefix, args),
+        }
+        .map_err(render_error)
+    }
+
+    /// The request URL.
+    pub fn url(&self, args: &Map<String, Value>) -> Result<String, Error> {
+        self.url_with(args, None)
+    }
+
+    /// The cache key (R-KEY-1); a page's key leaves out the pagination field (R-PAGE-2).
+    pub fn key(&self, args: &Map<String, Value>) -> Result<String, Error> {
+        let without = if self.page {
+            self.pagination_field.as_deref()
+        } else {
+            None
+        };
+        Ok(format!("{} {}", self.method.as_str(), self.url_with(args, without)?))
+    }
+
+    /// The args a page writes its collection with: without the pagination field.
+    pub fn write_args(&self, args: &Map<String, Value>) -> Option<Map<String, Value>> {
+        let field = self.pagination_field.as_deref().filter(|_| self.page)?;
+        let mut a = args.clone();
+        a.remove(field);
+        Some(a)
+    }
+}
+
+/// One REST member: its method, path template, schema `S` and body type `B`.
+///
+/// Cheap to clone. Build one with [`RestEndpoint::builder`], take one from a resource, or derive
+/// one with [`extend`](Self::extend).
+///
+/// ```
+/// use restcache::prelude::*;
+/// use restcache::rest::RestEndpoint;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct Todo { #[entity(pk)] id: u64, title: String }
+///
+/// let get = RestEndpoint::<Todo>::builder("/users/:user/todos/:id").build()?;
+/// assert_eq!(get.url(&params! { user: "ada", id: 5, sort: "asc" })?, "/users/ada/todos/5?sort=asc");
+/// assert_eq!(get.key(&params! { user: "ada", id: 5 })?, "GET /users/ada/todos/5");
+/// assert!(get.test_key("GET /users/bo/todos/7"));
+/// # Ok::<(), restcache::Error>(())
+/// ```
+///
+/// `B` is the declared body type (documentation for callers: `fetch(..).body(..)` takes any
+/// `Serialize` value); `G` is [`Pages`] when the endpoint offers `get_page`.
+pub struct RestEndpoint<S, B = AnyBody, G = NoPages> {
+    pub(crate) cfg: Arc<EndpointConfig>,
+    types: Types<S, B, G>,
+}
+
+/// The type parameters of an endpoint or resource, carried without owning anything.
+pub(crate) type Types<A, B, C> = PhantomData<fn() -> (A, B, C)>;
+
+impl<S, B, G> Clone for RestEndpoint<S, B, G> {
+    fn clone(&self) -> Self {
+        RestEndpoint {
+            cfg: Arc::clone(&self.cfg),
+            types: PhantomData,
+        }
+    }
+}
+
+impl<S, B, G> fmt::Debug for RestEndpoint<S, B, G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RestEndpoint")
+            .field("name", &self.cfg.name)
+            .field("method", &self.cfg.method)
+            .field("path", &self.cfg.path.as_str())
+            .field("url_prefix", &self.cfg.url_prefix)
+            .field("schema", &std::any::type_name::<S>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Schema, B> RestEndpoint<S, B> {
+    /// Starts a standalone endpoint on `path` (GET unless [`method`](EndpointBuilder::method)
+    /// says otherwise).
+    pub fn builder(path: impl Into<String>) -> EndpointBuilder<S, B> {
+        EndpointBuilder {
+            path: path.into(),
+            opts: EndpointOptions::default(),
+            types: PhantomData,
+        }
+    }
+}
+
+impl<S: Schema, B, G> RestEndpoint<S, B, G> {
+    pub(crate) fn from_config(cfg: EndpointConfig) -> Self {
+        Self::from_arc(Arc::new(cfg))
+    }
+
+    pub(crate) fn from_arc(cfg: Arc<EndpointConfig>) -> Self {
+        RestEndpoint {
+            cfg,
+            types: PhantomData,
+        }
+    }
+
+    /// The HTTP method.
+    pub fn method(&self) -> &Method {
+        &self.cfg.method
+    }
+
+    /// The path template as written.
+    pub fn path(&self) -> &str {
+        self.cfg.path.as_str()
+    }
+
+    /// The URL prefix.
+    pub fn url_prefix(&self) -> &str {
+        &self.cfg.url_prefix
+    }
+
+    /// The member's name (`Todo.get_list.push`), for tracing.
+    pub fn name(&self) -> &str {
+        &self.cfg.name
+    }
+
+    /// The pagination field, if `get_page` is offered.
+    pub fn pagination_field(&self) -> Option<&str> {
+        self.cfg.pagination_field.as_deref()
+    }
+
+    /// How long a successful response stays fresh.
+    pub fn data_expiry_length(&self) -> Duration {
+        self.cfg.data_expiry
+    }
+
+    /// How long an error stands before a read retries.
+    pub fn error_expiry_length(&self) -> Duration {
+        self.cfg.error_expiry
+    }
+
+    /// Whether stale data must be refetched before it is read.
+    pub fn invalid_if_stale(&self) -> bool {
+        self.cfg.invalid_if_stale
+    }
+
+    /// The polling period while subscribed.
+    pub fn poll_frequency(&self) -> Option<Duration> {
+        self.cfg.poll_frequency
+    }
+
+    /// This member's optimistic transform, if the resource is optimistic.
+    pub fn optimistic(&self) -> Option<Optimistic> {
+        self.cfg.transform
+    }
+
+    /// The request URL for `args` (R-URL-1): prefix, rendered path, query of the other keys.
+    pub fn url(&self, args: &impl Serialize) -> Result<String, Error> {
+        self.cfg.url(&args_map(args)?)
+    }
+
+    /// The cache key for `args`: `METHOD url` (R-KEY-1).
+    pub fn key(&self, args: &impl Serialize) -> Result<String, Error> {
+        self.cfg.key(&args_map(args)?)
+    }
+
+    /// Whether a stored key belongs to this endpoint (R-KEY-2), for `expire_all` and
+    /// `invalidate_all`.
+    pub fn test_key(&self, key: &str) -> bool {
+        self.cfg.pattern.test_key(key)
+    }
+
+    /// A new endpoint that starts from every option of this one, with `opts` applied (the
+    /// seed's `extend`). The optimistic transform is kept.
+    pub fn extend(&self, opts: EndpointOptions) -> Result<Self, Error> {
+        Ok(Self::from_config(self.cfg.apply(&opts)?))
+    }
+
+    /// The same endpoint with another schema.
+    pub fn with_schema<S2: Schema>(&self) -> RestEndpoint<S2, B, G> {
+        RestEndpoint {
+            cfg: Arc::clone(&self.cfg),
+            types: PhantomData,
+        }
+    }
+
+    /// The same endpoint with another declared body type.
+    pub fn with_body<B2>(&self) -> RestEndpoint<S, B2, G> {
+        RestEndpoint {
+            cfg: Arc::clone(&self.cfg),
+            types: PhantomData,
+        }
+    }
+
+    /// The same endpoint typed as offering `get_page`; `Error::InvalidConfig` when it has no
+    /// `pagination_field` (the run-time form of R-RES-1's check).
+    pub fn paginated(&self) -> Result<RestEndpoint<S, B, Pages>, Error> {
+        if self.cfg.pagination_field.is_none() {
+            return Err(Error::InvalidConfig {
+                reason: format!("{} has no pagination_field, so it has no get_page", self.cfg.name),
+            });
+        }
+        Ok(RestEndpoint {
+            cfg: Arc::clone(&self.cfg),
+            types: PhantomData,
+        })
+    }
+
+    /// For `resource!`, whose `pagination_field` was checked at compile time.
+    #[doc(hidden)]
+    pub fn __paginated_unchecked(&self) -> RestEndpoint<S, B, Pages> {
+        RestEndpoint {
+            cfg: Arc::clone(&self.cfg),
+            types: PhantomData,
+        }
+    }
+
+    fn derived<S2: Schema, G2>(
+        &self,
+        method: Method,
+        member: &str,
+        transform: Option<Optimistic>,
+    ) -> RestEndpoint<S2, B, G2> {
+        let mut cfg = (*self.cfg).clone();
+        cfg.method = method;
+        cfg.name = format!("{}.{member}", self.cfg.name);
+        cfg.transform = transform.filter(|_| cfg.optimistic);
+        cfg.pattern = cfg.path.key_pattern(cfg.method.as_str(), &cfg.url_prefix);
+        RestEndpoint::from_config(cfg)
+    }
+}
+
+impl<L: ListSchema, B, G> RestEndpoint<L, B, G> {
+    /// `POST` to this list's path; the created entity is appended to every matching list
+    /// (R-COL-4).
+    pub fn push(&self) -> RestEndpoint<Push<L>, B> {
+        self.derived(Method::POST, "push", Some(Optimistic::Push))
+    }
+
+    /// `POST` to this list's path; the created entity is prepended to every matching list.
+    pub fn unshift(&self) -> RestEndpoint<Unshift<L>, B> {
+        self.derived(Method::POST, "unshift", Some(Optimistic::Unshift))
+    }
+}
+
+impl<L: ListSchema, B> RestEndpoint<L, B, Pages> {
+    /// `GET` one page: this list's URL plus the pagination field; the page's items are
+    /// appended to the list stored under the list's own key (R-PAGE).
+    pub fn get_page(&self) -> RestEndpoint<Page<L>, B> {
+        let mut page = self.derived::<Page<L>, NoPages>(Method::GET, "get_page", None);
+        Arc::make_mut(&mut page.cfg).page = true;
+        page
+    }
+}
+
+/// Builds a standalone [`RestEndpoint`].
+pub struct EndpointBuilder<S, B = AnyBody> {
+    path: String,
+    opts: EndpointOptions,
+    types: PhantomData<fn() -> (S, B)>,
+}
+
+impl<S: Schema, B> EndpointBuilder<S, B> {
+    /// Sets the method (default GET).
+    pub fn method(mut self, m: Method) -> Self {
+        self.opts.method = Some(m);
+        self
+    }
+
+    /// Sets the URL prefix.
+    pub fn url_prefix(mut self, p: impl Into<String>) -> Self {
+        self.opts.url_prefix = Some(p.into());
+        self
+    }
+
+    /// Sets the name.
+    pub fn name(mut self, n: impl Into<String>) -> Self {
+        self.opts.name = Some(n.into());
+        self
+    }
+
+    /// Applies every option of `opts` that is set.
+    pub fn options(mut self, opts: EndpointOptions) -> Self {
+        let path = opts.path.clone();
+        self.opts = opts;
+        if let Some(p) = path {
+            self.path = p;
+        }
+        self
+    }
+
+    /// Sets the request hooks.
+    pub fn hooks(mut self, h: impl EndpointHooks) -> Self {
+        self.opts.hooks = Some(Arc::new(h));
+        self
+    }
+
+    /// Checks the template and builds the endpoint.
+    pub fn build(self) -> Result<RestEndpoint<S, B>, Error> {
+        let path = Template::parse(&self.path).map_err(template_error)?;
+        let name = std::any::type_name::<S>()
+            .rsplit("::")
+            .next()
+            .unwrap_or("endpoint")
+            .to_owned();
+        let base = EndpointConfig::new(name, Method::GET, path, String::new());
+        Ok(RestEndpoint::from_config(base.apply(&self.opts)?))
+    }
+}

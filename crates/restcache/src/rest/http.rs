@@ -1,0 +1,273 @@
+//! One request over reqwest: URL, headers and hooks, credentials, redirects, and the response
+//! read within bounds and decoded (SPEC R-REQ-1..5, R-RESP-1..4).
+
+use std::time::Duration;
+
+use reqwest::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, COOKIE, HeaderMap, HeaderValue, LOCATION, PROXY_AUTHORIZATION,
+};
+use reqwest::{Method, Url};
+use serde_json::Value;
+
+use super::endpoint::EndpointConfig;
+use super::hooks::{Credentials, RequestInit};
+use crate::error::Error;
+
+/// How many redirects a request follows (R-REQ-5).
+pub const MAX_REDIRECTS: usize = 10;
+/// The default bound on a response body (R-RESP-4).
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
+/// How much of an error body `Error::Network` keeps.
+const ERROR_BODY_BYTES: usize = 4096;
+
+/// `(scheme, host, port)`.
+type Origin = (String, String, Option<u16>);
+
+fn origin(url: &Url) -> Origin {
+    (
+        url.scheme().to_owned(),
+        url.host_str().unwrap_or("").to_ascii_lowercase(),
+        url.port_or_known_default(),
+    )
+}
+
+/// The HTTP side of a Controller: the client and the request policy.
+#[derive(Clone, Debug)]
+pub(crate) struct Http {
+    pub client: reqwest::Client,
+    pub base_url: Option<Url>,
+    pub timeout: Option<Duration>,
+    pub max_response_bytes: u64,
+    pub credentials: Credentials,
+}
+
+/// What one fetch sends.
+pub(crate) struct Outgoing<'a> {
+    pub cfg: &'a EndpointConfig,
+    /// The endpoint's URL (relative or absolute).
+    pub url: &'a str,
+    pub body: Option<Value>,
+    /// The schema is `()`: the body is not read as JSON.
+    pub ignore_body: bool,
+}
+
+fn transport(url: &Url, e: &(dyn std::error::Error + 'static)) -> Error {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    Error::Transport {
+        url: url.to_string(),
+        message,
+    }
+}
+
+fn is_credential(name: &reqwest::header::HeaderName, value: &HeaderValue) -> bool {
+    name == AUTHORIZATION || name == PROXY_AUTHORIZATION || name == COOKIE || value.is_sensitive()
+}
+
+impl Http {
+    /// The absolute URL of a request (R-REQ-2).
+    pub fn absolute(&self, url: &str) -> Result<Url, Error> {
+        let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+        let full = if lower.starts_with("http://") || lower.starts_with("https://") {
+            url.to_owned()
+        } else if let Some(base) = &self.base_url {
+            let base = base.as_str().trim_end_matches('/');
+            if url.starts_with('/') {
+                format!("{base}{url}")
+            } else {
+                format!("{base}/{url}")
+            }
+        } else {
+            return Err(Error::InvalidConfig {
+                reason: format!("relative URL {url:?} and no base_url"),
+            });
+        };
+        match Url::parse(&full) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => Ok(u),
+            _ => Err(Error::InvalidConfig {
+                reason: format!("{full:?} is not an absolute http(s) URL"),
+            }),
+        }
+    }
+
+    /// The origin credentials belong to: `base_url`, else an absolute `url_prefix` (R-REQ-4).
+    fn home_origin(&self, cfg: &EndpointConfig) -> Option<Origin> {
+        if let Some(base) = &self.base_url {
+            return Some(origin(base));
+        }
+        let prefix = cfg.url_prefix.get(..8).unwrap_or(&cfg.url_prefix).to_ascii_lowercase();
+        if prefix.starts_with("http://") || prefix.starts_with("https://") {
+            Url::parse(&cfg.url_prefix).ok().map(|u| origin(&u))
+        } else {
+            None
+        }
+    }
+
+    /// Sends the request, following redirects, and decodes the response.
+    pub async fn send(&self, out: Outgoing<'_>) -> Result<Value, Error> {
+        let mut url = self.absolute(out.url)?;
+        let mut init = RequestInit {
+            url: url.to_string(),
+            method: out.cfg.method.clone(),
+            headers: HeaderMap::new(),
+            body: out.body,
+            credentials: self.credentials,
+        };
+        init.headers
+            .insert(ACCEPT, HeaderValue::from_static("application/json"));
+        if init.body.is_some() {
+            init.headers
+                .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        }
+        out.cfg.hooks.request_init(&mut init);
+        let RequestInit {
+            method,
+            body,
+            credentials,
+            headers,
+            ..
+        } = init;
+        let headers = out.cfg.hooks.headers(headers).await?;
+
+        let mut plain = HeaderMap::new();
+        let mut secret = HeaderMap::new();
+        for (name, value) in &headers {
+            let target = if is_credential(name, value) {
+                &mut secret
+            } else {
+                &mut plain
+            };
+            target.append(name.clone(), value.clone());
+        }
+        if body.is_some() && !plain.contains_key(CONTENT_TYPE) {
+            plain.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        }
+        let mut body = body.map(|b| b.to_string().into_bytes());
+        let mut method = method;
+        let home = self.home_origin(out.cfg);
+        let first = origin(&url);
+
+        for hop in 0..=MAX_REDIRECTS {
+            let here = origin(&url);
+            let with_credentials = match credentials {
+                Credentials::Omit => false,
+                Credentials::SameOrigin => home.as_ref() == Some(&here),
+                Credentials::Include => hop == 0 || here == first,
+            };
+            let mut request = self.client.request(method.clone(), url.clone()).headers(plain.clone());
+            if with_credentials {
+                request = request.headers(secret.clone());
+            }
+            if let Some(b) = &body {
+                request = request.body(b.clone());
+            }
+            if let Some(t) = self.timeout {
+                request = request.timeout(t);
+            }
+            let response = request.send().await.map_err(|e| transport(&url, &e))?;
+            let status = response.status().as_u16();
+            if matches!(status, 301 | 302 | 303 | 307 | 308) {
+                let next = response
+                    .headers()
+                    .get(LOCATION)
+                    .and_then(|l| l.to_str().ok())
+                    .and_then(|l| url.join(l).ok())
+                    .filter(|u| matches!(u.scheme(), "http" | "https"));
+                if let Some(next) = next {
+                    if hop == MAX_REDIRECTS {
+                        return Err(Error::Transport {
+                            url: url.to_string(),
+                            message: format!("more than {MAX_REDIRECTS} redirects"),
+                        });
+                    }
+                    if status != 307 && status != 308 {
+                        if method != Method::HEAD {
+                            method = Method::GET;
+                        }
+                        body = None;
+                        plain.remove(CONTENT_TYPE);
+                    }
+                    url = next;
+                    continue;
+                }
+            }
+            return self.read(response, &url, out.ignore_body).await;
+        }
+        unreachable!("the loop returns on its last hop")
+    }
+
+    /// Reads at most `limit` bytes of the body; `Ok(None)` when there were more.
+    async fn read_limited(response: &mut reqwest::Response, url: &Url, limit: u64) -> Result<Option<Vec<u8>>, Error> {
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| transport(url, &e))? {
+            if bytes.len() as u64 + chunk.len() as u64 > limit {
+                // Stop reading at the limit; the rest of the body is never buffered.
+                return Ok(None);
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(Some(bytes))
+    }
+
+    async fn read(&self, mut response: reqwest::Response, url: &Url, ignore_body: bool) -> Result<Value, Error> {
+        let status = response.status();
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        if !status.is_success() {
+            let mut body = Vec::new();
+            while body.len() < ERROR_BODY_BYTES {
+                match response.chunk().await {
+                    Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+                    _ => break,
+                }
+            }
+            body.truncate(ERROR_BODY_BYTES);
+            return Err(Error::Network {
+                status: status.as_u16(),
+                url: url.to_string(),
+                body: String::from_utf8_lossy(&body).into_owned(),
+            });
+        }
+        let too_large = || Error::ResponseTooLarge {
+            url: url.to_string(),
+            limit: self.max_response_bytes,
+        };
+        if response.content_length().is_some_and(|n| n > self.max_response_bytes) {
+            return Err(too_large());
+        }
+        let bytes = Self::read_limited(&mut response, url, self.max_response_bytes)
+            .await?
+            .ok_or_else(too_large)?;
+        if ignore_body || status.as_u16() == 204 || bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Value::Null);
+        }
+        let decode = |message: String| Error::Decode {
+            url: url.to_string(),
+            content_type: content_type.clone(),
+            entity: None,
+            position: String::new(),
+            message,
+        };
+        if let Some(ct) = &content_type {
+            let media = ct.split(';').next().unwrap_or("").to_ascii_lowercase();
+            if !media.contains("json") {
+                return Err(decode(format!("expected a JSON content type, got {ct:?}")));
+            }
+        }
+        serde_json::from_slice(&bytes).map_err(|e| {
+            let message = e.to_string();
+            if message.contains("recursion limit") {
+                decode(format!("JSON nested deeper than the nesting limit of 128: {message}"))
+            } else {
+                decode(message)
+            }
+        })
+    }
+}

@@ -1,0 +1,17 @@
+//! REST members over HTTP: path templates become URLs and keys, requests go out over reqwest,
+//! responses come back bounded and decoded (SPEC §1–§4).
+
+mod endpoint;
+mod hooks;
+pub(crate) mod http;
+mod resource;
+
+/// HTTP header types, as hooks use them (reqwest's).
+pub use reqwest::header;
+
+pub use endpoint::{AnyBody, EndpointBuilder, EndpointOptions, NoPages, Optimistic, Pages, RestEndpoint};
+pub use hooks::{BoxFuture, Credentials, DefaultHooks, EndpointHooks, RequestInit};
+pub use http::{DEFAULT_MAX_RESPONSE_BYTES, MAX_REDIRECTS};
+pub use resource::{NonFilterKeys, Resource, ResourceOptions};
+
+pub(crate) use endpoint::EndpointConfig;
