@@ -1,102 +1,127 @@
-//! The main job of restcache, told with todos: one list, one entity table, every read up to date.
+//! The main job of restcache, told with todos: one cache, every read up to date.
 //!
-//! Run with `cargo run --example todos`. This version writes responses straight into a
-//! [`Store`]; the HTTP resources and the `Controller` build on exactly this engine.
+//! `cargo run --example todos` starts the embedded demo API on 127.0.0.1 and talks to it over
+//! HTTP. `cargo run --example todos -- --base-url http://host:port` talks to any server with
+//! the conventional routes instead: `GET /todos`, `POST /todos`, `GET|PATCH|DELETE /todos/:id`.
+
+use std::time::Duration;
 
 use restcache::prelude::*;
-use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Entity)]
-struct User {
-    #[entity(pk)]
-    id: String,
-    name: String,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Entity)]
+/// A todo. Servers differ in the type of `id` (number or string), so it is read as text.
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
 struct Todo {
     #[entity(pk)]
-    id: u64,
+    #[serde(deserialize_with = "text")]
+    id: String,
     title: String,
     completed: bool,
-    #[entity(schema)]
-    owner: Option<User>,
 }
 
-type TodoList = Collection<Vec<Todo>>;
+fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::String(s) => s,
+        other => other.to_string(),
+    })
+}
 
-fn show(label: &str, todos: &[Todo]) {
-    println!("{label}:");
-    for t in todos {
-        let owner = t.owner.as_ref().map_or("nobody", |u| u.name.as_str());
-        println!(
-            "  [{}] #{} {} ({owner})",
-            if t.completed { "x" } else { " " },
-            t.id,
-            t.title
-        );
+resource! {
+    /// The todos of the server.
+    #[resource(path = "/todos/:id", schema = Todo)]
+    pub struct TodoResource;
+}
+
+fn summary(todos: &[Todo]) -> String {
+    let done = todos.iter().filter(|t| t.completed).count();
+    format!("{} todos, {done} completed", todos.len())
+}
+
+/// Waits (briefly) for the live stream's next item and prints it.
+async fn show_live(live: &mut restcache::controller::Subscription<Vec<Todo>>) {
+    match tokio::time::timeout(Duration::from_secs(5), live.next()).await {
+        Ok(Some(Ok(list))) => println!("   live stream: the list now has {}", summary(&list)),
+        Ok(Some(Err(e))) => println!("   live stream: {e}"),
+        _ => println!("   live stream: no change"),
     }
 }
 
-fn main() -> Result<(), restcache::Error> {
-    let mut store = Store::new();
-    let ada = json!({ "id": "u1", "name": "Ada" });
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let (base_url, server) = match (args.next().as_deref(), args.next()) {
+        (Some("--base-url"), Some(url)) => (url, None),
+        (None, _) => {
+            let server = demo_api::DemoServer::start().await?;
+            println!("Started the demo API at {}", server.base_url());
+            (server.base_url(), Some(server))
+        }
+        _ => return Err("usage: todos [--base-url URL]".into()),
+    };
+    let ctrl = Controller::builder().base_url(&base_url).build()?;
 
-    // A list response: two todos sharing one owner. The owner is stored once.
-    store.set_response::<TodoList>(
-        "GET /todos",
-        &(),
-        &json!([
-            { "id": 1, "title": "Write the engine", "completed": true, "owner": ada },
-            { "id": 2, "title": "Write the docs", "completed": false, "owner": ada },
-        ]),
-    )?;
-    let list = store
-        .get_response::<TodoList>("GET /todos", &())?
+    // A live view of the list: its first item is the list itself, then one per change.
+    let mut live = ctrl.subscribe(&TodoResource::get_list(), ());
+    let list = ctrl.suspense(&TodoResource::get_list(), ()).await?;
+    println!("\n1. GET /todos: {}", summary(&list));
+    for t in list.iter().take(3) {
+        println!("   [{}] #{} {}", if t.completed { "x" } else { " " }, t.id, t.title);
+    }
+    show_live(&mut live).await;
+
+    let first = &list[0];
+    let one = ctrl.suspense(&TodoResource::get(), params! { id: &first.id }).await?;
+    println!(
+        "\n2. Todo #{} read without a request (it was in the cached list): {:?}",
+        one.id, one.title
+    );
+    if let Some(server) = &server {
+        println!("   the demo API has seen {} request(s) so far", server.requests().len());
+    }
+
+    let made = ctrl
+        .fetch(&TodoResource::get_list().push(), ())
+        .body(&json!({ "title": "Try restcache", "completed": false }))
+        .await?;
+    println!(
+        "\n3. POST /todos created #{} {:?}; it joined the cached list.",
+        made.id, made.title
+    );
+    show_live(&mut live).await;
+
+    ctrl.fetch(&TodoResource::partial_update(), params! { id: &first.id })
+        .body(&json!({ "completed": true }))
+        .await?;
+    let cached = ctrl
+        .get_response(&TodoResource::get_list(), ())?
         .data
-        .expect("the list is cached");
-    show("The list", &list);
-
-    // `GET /todos/2` was never fetched, but the list already holds todo 2: query mode finds it.
-    let one = store.get_response::<Todo>("GET /todos/2", &params! { id: 2 })?;
+        .unwrap_or_default();
+    let updated = cached.iter().find(|t| t.id == first.id).is_some_and(|t| t.completed);
     println!(
-        "\nRead todo 2 without a request: {:?}",
-        one.data.map(|t| t.title.clone())
+        "\n4. PATCH /todos/{} completed it; the cached list agrees: completed = {updated}",
+        first.id
     );
+    show_live(&mut live).await;
 
-    // A created todo joins the cached list.
-    store.set_response::<Push<TodoList>>(
-        "POST /todos",
-        &(),
-        &json!({ "id": 3, "title": "Ship it", "owner": ada }),
-    )?;
-    show(
-        "\nAfter get_list().push()",
-        &store.get_response::<TodoList>("GET /todos", &())?.data.unwrap(),
-    );
-
-    // A PATCH answer carrying one field updates the entity everywhere.
-    store.set_response::<Todo>("PATCH /todos/2", &(), &json!({ "id": 2, "completed": true }))?;
-    // So does a change to the shared owner.
-    store.set_response::<User>("GET /users/u1", &(), &json!({ "id": "u1", "name": "Ada Lovelace" }))?;
-    show(
-        "\nAfter partial_update and a user refresh",
-        &store.get_response::<TodoList>("GET /todos", &())?.data.unwrap(),
-    );
-
-    // A delete removes the todo from every list.
-    store.set_response::<Invalidate<Todo>>("DELETE /todos/1", &params! { id: 1 }, &serde_json::Value::Null)?;
-    show(
-        "\nAfter delete",
-        &store.get_response::<TodoList>("GET /todos", &())?.data.unwrap(),
-    );
-
-    // All<Todo>: every valid todo in the cache, whoever fetched it.
-    let all = store.get_response::<All<Todo>>("GET /todos/all", &())?.data.unwrap();
+    ctrl.fetch(&TodoResource::delete(), params! { id: &made.id }).await?;
+    let cached = ctrl
+        .get_response(&TodoResource::get_list(), ())?
+        .data
+        .unwrap_or_default();
+    let still_there = cached.iter().any(|t| t.id == made.id);
     println!(
-        "\nAll cached todos: {}",
-        all.iter().map(|t| t.title.as_str()).collect::<Vec<_>>().join(", ")
+        "\n5. DELETE /todos/{} removed it from every list: still listed = {still_there}",
+        made.id
+    );
+    show_live(&mut live).await;
+
+    let all = ctrl
+        .suspense(&TodoResource::get_list().with_schema::<All<Todo>>(), ())
+        .await?;
+    println!(
+        "\n6. All<Todo>: {} in the cache, whichever request brought them.",
+        summary(&all)
     );
     Ok(())
 }

@@ -48,7 +48,7 @@
 //! | any | `/redirect?status=302&to=URL` | that status (301, 302, 303, 307, 308; default 302) with `Location: URL` |
 //! | GET | `/redirect-loop` | 302 to itself |
 //! | GET | `/redirect-chain?hops=N` | 302 to `hops=N-1`; at 0, `{ "ok": true }` (N redirects in all) |
-//! | GET | `/misbehave/500`, `/404`, `/503` | that status with a JSON error body |
+//! | any | `/misbehave/500`, `/404`, `/503` | that status with a JSON error body |
 //! | GET | `/misbehave/html` | 200 `text/html` |
 //! | GET | `/misbehave/no-content-type-json` | 200, no `Content-Type`, body `{"id":1}` |
 //! | GET | `/misbehave/problem-json` | 200 `application/problem+json`, valid JSON |

@@ -41,9 +41,9 @@ impl Deps {
     /// Whether every dependency still has the version it had when it was recorded.
     pub fn current(&self, tables: &Tables) -> bool {
         self.slots.iter().all(|d| {
-            let t = tables.table(d.table);
-            t.rows
-                .get_index(d.row as usize)
+            tables
+                .get_table(d.table)
+                .and_then(|t| t.rows.get_index(d.row as usize))
                 .is_some_and(|(_, s)| s.version == d.version)
         }) && self
             .missing

@@ -44,6 +44,8 @@ mod tables;
 
 pub use controller::Controller;
 pub use error::Error;
+/// The HTTP client restcache uses, for [`ControllerBuilder::client`](controller::ControllerBuilder::client).
+pub use reqwest;
 pub use reqwest::Method;
 pub use rest::{Resource, RestEndpoint};
 pub use restcache_macros::{Entity, Schema, Union, resource};

@@ -79,3 +79,45 @@ impl Tables {
         self.tables.iter().map(|(n, t)| (*n, t))
     }
 }
+
+impl Tables {
+    /// The table `id`, if it exists here (dependencies may come from another state).
+    pub fn get_table(&self, id: TableId) -> Option<&Table> {
+        self.tables.get(id as usize).map(|(_, t)| t)
+    }
+
+    /// After a rebuild of the read state: every record that layers wrote (its version differs
+    /// from `committed`) and that equals its record in `previous` takes the previous version,
+    /// and so does a table whose rows all kept theirs. Reads that depend only on unchanged
+    /// records then keep their identity (R-READ-5).
+    pub fn keep_versions_of(&mut self, previous: &Tables, committed: &Tables) {
+        for (name, table) in &mut self.tables {
+            let Some(prev) = previous.by_name(name) else {
+                continue;
+            };
+            let base = committed.by_name(name);
+            for (pk, slot) in &mut table.rows {
+                let untouched = base
+                    .and_then(|b| b.rows.get(pk))
+                    .is_some_and(|b| b.version == slot.version);
+                if untouched {
+                    continue;
+                }
+                if let Some(p) = prev.rows.get(pk)
+                    && p.record == slot.record
+                {
+                    slot.version = p.version;
+                }
+            }
+            let same_rows = table.rows.len() == prev.rows.len()
+                && table
+                    .rows
+                    .iter()
+                    .zip(&prev.rows)
+                    .all(|((a, x), (b, y))| a == b && x.version == y.version);
+            if same_rows {
+                table.version = prev.version;
+            }
+        }
+    }
+}

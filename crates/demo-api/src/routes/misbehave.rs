@@ -7,7 +7,7 @@ use std::time::Duration;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{any, get};
 use axum::{Json, Router};
 use serde_json::json;
 
@@ -21,9 +21,10 @@ const MAX_GENERATED: u64 = 1 << 30;
 
 pub(super) fn routes() -> Router<Arc<Shared>> {
     Router::new()
-        .route("/500", get(|| status(StatusCode::INTERNAL_SERVER_ERROR)))
-        .route("/404", get(|| status(StatusCode::NOT_FOUND)))
-        .route("/503", get(|| status(StatusCode::SERVICE_UNAVAILABLE)))
+        // Any method: failing mutations (optimistic rollback) use these too.
+        .route("/500", any(|| status(StatusCode::INTERNAL_SERVER_ERROR)))
+        .route("/404", any(|| status(StatusCode::NOT_FOUND)))
+        .route("/503", any(|| status(StatusCode::SERVICE_UNAVAILABLE)))
         .route("/html", get(html))
         .route("/no-content-type-json", get(no_content_type_json))
         .route("/problem-json", get(problem_json))

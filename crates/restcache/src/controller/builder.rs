@@ -1,12 +1,10 @@
 //! `Controller::builder()`.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use parking_lot::Mutex;
 use reqwest::Url;
 
-use super::{Controller, Inner};
+use super::Controller;
 use crate::error::Error;
 use crate::rest::Credentials;
 use crate::rest::http::{DEFAULT_MAX_RESPONSE_BYTES, Http};
@@ -100,11 +98,6 @@ impl ControllerBuilder {
             max_response_bytes: self.max_response_bytes.unwrap_or(DEFAULT_MAX_RESPONSE_BYTES),
             credentials: self.credentials,
         };
-        Ok(Controller {
-            inner: Arc::new(Inner {
-                store: Mutex::new(Store::new()),
-                http,
-            }),
-        })
+        Ok(Controller::from_parts(Store::new(), http))
     }
 }

@@ -1,13 +1,15 @@
-//! `ctrl.fetch(&endpoint, args).body(&b).await` (R-FETCH-1).
+//! `ctrl.fetch(&endpoint, args).body(&b).await` (R-FETCH-1..5).
 
-use std::any::TypeId;
+use std::any::{Any, TypeId};
 use std::future::IntoFuture;
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use reqwest::Method;
 use serde::Serialize;
 use serde_json::{Map, Value};
+use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::Controller;
@@ -15,7 +17,50 @@ use crate::error::Error;
 use crate::rest::http::Outgoing;
 use crate::rest::{BoxFuture, EndpointConfig, RestEndpoint};
 use crate::schema::Schema;
-use crate::store::WriteOptions;
+use crate::store::{Layer, LayerSpec, WriteOptions};
+
+/// What a fetch settles with: the value it described, type-erased, or its error.
+pub(crate) type Outcome = Result<Arc<dyn Any + Send + Sync>, Error>;
+
+/// GETs are shared by request URL and schema type (R-FETCH-2).
+pub(crate) type FlightKey = (String, TypeId);
+
+/// A GET in flight that later identical GETs join.
+pub(crate) struct Flight {
+    id: u64,
+    epoch: u64,
+    outcome: watch::Receiver<Option<Outcome>>,
+}
+
+/// A request whose URL and key are built: nothing can fail before it is sent.
+#[derive(Clone)]
+pub(crate) struct Prepared {
+    pub cfg: Arc<EndpointConfig>,
+    pub args: Map<String, Value>,
+    pub url: String,
+    pub key: String,
+    pub body: Option<Value>,
+}
+
+impl Prepared {
+    /// R-FETCH-1 step 1: the URL and key; a body on GET or HEAD is refused.
+    pub fn new(cfg: Arc<EndpointConfig>, args: Map<String, Value>, body: Option<Value>) -> Result<Self, Error> {
+        let url = cfg.url(&args)?;
+        let key = cfg.key(&args)?;
+        if body.is_some() && (cfg.method == Method::GET || cfg.method == Method::HEAD) {
+            return Err(Error::InvalidArgs {
+                reason: format!("a {} request cannot carry a body", cfg.method),
+            });
+        }
+        Ok(Prepared {
+            cfg,
+            args,
+            url,
+            key,
+            body,
+        })
+    }
+}
 
 /// A request about to be sent; `.await` it (it is `IntoFuture`).
 ///
@@ -59,53 +104,130 @@ impl<S: Schema, B> IntoFuture for FetchRequest<S, B> {
     type IntoFuture = BoxFuture<'static, Self::Output>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(run::<S>(self.ctrl, self.cfg, self.args, self.body))
+        let FetchRequest {
+            ctrl, cfg, args, body, ..
+        } = self;
+        Box::pin(async move {
+            let req = Prepared::new(cfg, args?, body.transpose()?)?;
+            settled::<S>(ctrl.start::<S>(req)).await
+        })
     }
 }
 
-async fn run<S: Schema>(
-    ctrl: Controller,
-    cfg: Arc<EndpointConfig>,
-    args: Result<Map<String, Value>, Error>,
-    body: Option<Result<Value, Error>>,
-) -> Result<Arc<S::Output>, Error> {
-    let args = args?;
-    let body = body.transpose()?;
-    let url = cfg.url(&args)?;
-    let key = cfg.key(&args)?;
-    if body.is_some() && (cfg.method == Method::GET || cfg.method == Method::HEAD) {
-        return Err(Error::InvalidArgs {
-            reason: format!("a {} request cannot carry a body", cfg.method),
-        });
-    }
-    let started = Instant::now();
-    let ignore_body = TypeId::of::<S::Output>() == TypeId::of::<()>();
-    let sent = ctrl
-        .inner
-        .http
-        .send(Outgoing {
-            cfg: &cfg,
-            url: &url,
-            body: body.clone(),
-            ignore_body,
-        })
-        .await;
+/// Waits for a fetch to settle and takes its value back as `S::Output`.
+pub(crate) async fn settled<S: Schema>(mut outcome: watch::Receiver<Option<Outcome>>) -> Result<Arc<S::Output>, Error> {
+    let value = match outcome.wait_for(Option::is_some).await {
+        Ok(v) => v.clone(),
+        // The task was cancelled before it settled (R-FETCH-4).
+        Err(_) => None,
+    };
+    let value = value.ok_or(Error::Aborted)??;
+    value.downcast::<S::Output>().map_err(|_| Error::InvalidConfig {
+        reason: "a shared fetch settled with another type".into(),
+    })
+}
 
-    let write_args = Value::Object(cfg.write_args(&args).unwrap_or(args));
-    let mut opts = WriteOptions::new().fetched_at(started).data_expiry(cfg.data_expiry);
-    opts.body = body.as_ref();
-    opts.policy = cfg.policy.as_deref();
-    let mut store = ctrl.inner.store.lock();
-    let outcome = sent.and_then(|value| {
-        store
-            .write::<S>(&key, &write_args, &value, opts)
-            .map_err(|e| e.with_url(url.as_str()))
-    });
-    match outcome {
-        Ok(out) => Ok(out),
-        Err(e) => {
-            store.set_error(&key, started, e.clone(), cfg.error_expiry);
-            Err(e)
+impl Controller {
+    /// Starts `req` on a task the Controller owns, or joins the same GET in flight (R-FETCH-2),
+    /// and returns where its outcome will appear.
+    pub(crate) fn start<S: Schema>(&self, req: Prepared) -> watch::Receiver<Option<Outcome>> {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            let reason = "restcache fetches run on a tokio runtime; none is running".to_owned();
+            return watch::channel(Some(Err(Error::InvalidConfig { reason }))).1;
+        };
+        let inner = &self.inner;
+        let shared = req.cfg.method == Method::GET;
+        let flight_key = (req.url.clone(), TypeId::of::<S>());
+        let mut flights = inner.in_flight.lock();
+        let epoch = inner.store.lock().epoch();
+        if shared && let Some(f) = flights.get(&flight_key).filter(|f| f.epoch == epoch) {
+            return f.outcome.clone();
         }
+        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let (settle, outcome) = watch::channel(None);
+        if shared {
+            flights.insert(
+                flight_key.clone(),
+                Flight {
+                    id,
+                    epoch,
+                    outcome: outcome.clone(),
+                },
+            );
+        }
+        drop(flights);
+
+        let started = Instant::now();
+        let layer = self.add_layer::<S>(&req, id, started);
+        let ctrl = self.clone();
+        runtime.spawn(async move {
+            let result = ctrl.execute::<S>(&req, started, epoch, layer).await;
+            if shared {
+                let mut flights = ctrl.inner.in_flight.lock();
+                if flights.get(&flight_key).is_some_and(|f| f.id == id) {
+                    flights.remove(&flight_key);
+                }
+            }
+            // Every waiter is resolved after the commit (R-FETCH-1 step 8).
+            settle.send_replace(Some(result));
+        });
+        outcome
+    }
+
+    /// R-FETCH-1 step 3: the optimistic layer of a mutation, from the moment it starts.
+    fn add_layer<S: Schema>(&self, req: &Prepared, id: u64, started: Instant) -> Option<u64> {
+        let transform = req.cfg.transform?;
+        let n = self.inner.next_placeholder.fetch_add(1, Ordering::Relaxed);
+        let spec = LayerSpec {
+            id,
+            fetched_at: started,
+            key: req.key.clone(),
+            method: req.cfg.method.to_string(),
+            args: Value::Object(req.args.clone()),
+            body: req.body.clone(),
+            transform,
+            placeholder: format!("optimistic-{n}"),
+            policy: req.cfg.policy.clone(),
+        };
+        self.inner.store.lock().add_layer(Layer::new::<S>(spec));
+        self.notify();
+        Some(id)
+    }
+
+    /// Sends the request, then commits its outcome in one step (R-FETCH-1 steps 4–7).
+    async fn execute<S: Schema>(&self, req: &Prepared, started: Instant, epoch: u64, layer: Option<u64>) -> Outcome {
+        let ignore_body = TypeId::of::<S::Output>() == TypeId::of::<()>();
+        let out = Outgoing {
+            cfg: &req.cfg,
+            url: &req.url,
+            body: req.body.clone(),
+            ignore_body,
+        };
+        let sent = self.inner.http.send(out).await;
+        let write_args = Value::Object(req.cfg.write_args(&req.args).unwrap_or_else(|| req.args.clone()));
+        let mut opts = WriteOptions::new().fetched_at(started).data_expiry(req.cfg.data_expiry);
+        opts.body = req.body.as_ref();
+        opts.policy = req.cfg.policy.as_deref();
+        let outcome = {
+            let mut store = self.inner.store.lock();
+            if store.epoch() != epoch {
+                // Reset while in flight: write nothing (its layer went with the reset).
+                return Err(Error::Reset);
+            }
+            let written = sent.and_then(|value| {
+                store
+                    .write::<S>(&req.key, &write_args, &value, opts, layer)
+                    .map_err(|e| e.with_url(&req.url))
+            });
+            match written {
+                Ok(value) => Ok(value as Arc<dyn Any + Send + Sync>),
+                Err(e) => {
+                    store.fail(&req.key, started, e.clone(), req.cfg.error_expiry, layer);
+                    Err(e)
+                }
+            }
+        };
+        self.notify();
+        outcome
     }
 }

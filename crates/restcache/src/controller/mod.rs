@@ -1,16 +1,29 @@
-//! The Controller: what applications hold to fetch and read through the cache.
+//! The Controller: what applications hold to fetch, read through the cache and follow changes.
+//!
+//! One cheap-to-clone handle (an `Arc` inside, no globals): fetches run on tasks the Controller
+//! owns, GETs in flight are shared, reads see optimistic layers, and every change is announced
+//! to subscriptions.
 
 mod builder;
 mod fetch;
+mod matcher;
+mod poll;
+mod subscribe;
+mod suspense;
 
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::Value;
+use tokio::sync::watch;
 
 pub use builder::ControllerBuilder;
 pub use fetch::FetchRequest;
+pub use matcher::KeyMatcher;
+pub use subscribe::Subscription;
 
 use crate::error::Error;
 use crate::rest::RestEndpoint;
@@ -21,23 +34,37 @@ use crate::store::{Cached, Store, args_map};
 pub(crate) struct Inner {
     pub store: Mutex<Store>,
     pub http: Http,
+    /// GETs in flight, by (request URL, schema type) (R-FETCH-2).
+    pub in_flight: Mutex<HashMap<fetch::FlightKey, fetch::Flight>>,
+    /// Announces every change of the store to subscriptions.
+    pub changes: watch::Sender<u64>,
+    /// Pollers, by key (R-SUB-4).
+    pub pollers: Mutex<HashMap<String, poll::Poller>>,
+    /// Ids of fetches, layers and subscriptions.
+    pub next_id: AtomicU64,
+    /// The `n` of `optimistic-<n>` placeholder pks.
+    pub next_placeholder: AtomicU64,
 }
 
-/// One cheap-to-clone handle on a store and an HTTP client: fetches members and reads what
-/// they returned.
+/// One cheap-to-clone handle on a cache and an HTTP client: fetches members, reads through the
+/// cache (`suspense`), follows changes (`subscribe`), invalidates, expires and resets.
 ///
 /// ```no_run
 /// use restcache::prelude::*;
-/// use restcache::rest::RestEndpoint;
 ///
 /// #[derive(Clone, Debug, Default, PartialEq, Entity)]
 /// struct Todo { #[entity(pk)] id: u64, title: String }
 ///
+/// resource! {
+///     #[resource(path = "/todos/:id", schema = Todo)]
+///     pub struct TodoResource;
+/// }
+///
 /// # async fn run() -> Result<(), restcache::Error> {
 /// let ctrl = Controller::builder().base_url("http://127.0.0.1:3000").build()?;
-/// let get = RestEndpoint::<Todo>::builder("/todos/:id").build()?;
-/// let todo = ctrl.fetch(&get, params! { id: 1 }).await?;
-/// println!("{}", todo.title);
+/// let todo = ctrl.suspense(&TodoResource::get(), params! { id: 1 }).await?;   // fetches once
+/// let again = ctrl.suspense(&TodoResource::get(), params! { id: 1 }).await?;  // from the cache
+/// assert!(std::sync::Arc::ptr_eq(&todo, &again));
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]
@@ -77,14 +104,35 @@ impl Controller {
         ControllerBuilder::default()
     }
 
+    pub(crate) fn from_parts(store: Store, http: Http) -> Self {
+        Controller {
+            inner: Arc::new(Inner {
+                store: Mutex::new(store),
+                http,
+                in_flight: Mutex::new(HashMap::new()),
+                changes: watch::channel(0).0,
+                pollers: Mutex::new(HashMap::new()),
+                next_id: AtomicU64::new(1),
+                next_placeholder: AtomicU64::new(1),
+            }),
+        }
+    }
+
+    /// Tells subscriptions that the store changed.
+    pub(crate) fn notify(&self) {
+        self.inner.changes.send_modify(|v| *v = v.wrapping_add(1));
+    }
+
     /// Sends `ep`'s request for `args`; awaiting it commits the response to the cache and
-    /// resolves to what the response describes (R-FETCH-1, R-FETCH-5). Add a body with
-    /// [`FetchRequest::body`].
+    /// resolves to what the response describes (R-FETCH-1, R-FETCH-5). GETs already in flight
+    /// for the same URL are joined; the request runs on a task the Controller owns, so dropping
+    /// the future does not cancel it. Add a body with [`FetchRequest::body`].
     pub fn fetch<S: Schema, B, G>(&self, ep: &RestEndpoint<S, B, G>, args: impl Serialize) -> FetchRequest<S, B> {
         FetchRequest::new(self.clone(), ep, args_map(&args))
     }
 
-    /// What the cache holds for `ep` and `args` (R-GET-1): data, status, expiry and error.
+    /// What the cache holds for `ep` and `args` (R-GET-1): data, status, expiry and error, as
+    /// the read state (with optimistic layers) shows it.
     pub fn get_response<S: Schema, B, G>(
         &self,
         ep: &RestEndpoint<S, B, G>,
@@ -98,7 +146,8 @@ impl Controller {
             .get_response_with::<S>(&key, &args, ep.cfg.invalid_if_stale)
     }
 
-    /// Writes `value` as `ep`'s response for `args`, arriving now (R-EXP-6).
+    /// Writes `value` as `ep`'s response for `args`, arriving now (R-EXP-6). On error nothing
+    /// is written.
     pub fn set_response<S: Schema, B, G>(
         &self,
         ep: &RestEndpoint<S, B, G>,
@@ -116,24 +165,39 @@ impl Controller {
         self.inner
             .store
             .lock()
-            .set_response_with::<S>(&key, &write_args, value, opts)
-    }
-
-    /// Forgets `ep`'s result for `args`, so its next read fetches (R-EXP-2).
-    pub fn invalidate<S: Schema, B, G>(&self, ep: &RestEndpoint<S, B, G>, args: impl Serialize) -> Result<(), Error> {
-        let key = ep.key(&args)?;
-        self.inner.store.lock().invalidate(&key);
+            .set_response_with::<S>(&key, &write_args, value, opts)?;
+        self.notify();
         Ok(())
     }
 
-    /// Invalidates every stored key `ep` matches (R-EXP-3). Returns how many.
-    pub fn invalidate_all<S: Schema, B, G>(&self, ep: &RestEndpoint<S, B, G>) -> usize {
-        self.inner.store.lock().invalidate_all(|k| ep.test_key(k))
+    /// Forgets `ep`'s result for `args`, so its next read fetches and waits (R-EXP-2).
+    pub fn invalidate<S: Schema, B, G>(&self, ep: &RestEndpoint<S, B, G>, args: impl Serialize) -> Result<(), Error> {
+        let key = ep.key(&args)?;
+        self.inner.store.lock().invalidate(&key);
+        self.notify();
+        Ok(())
     }
 
-    /// Marks every key `ep` matches as expired (R-EXP-4). Returns how many.
-    pub fn expire_all<S: Schema, B, G>(&self, ep: &RestEndpoint<S, B, G>) -> usize {
-        self.inner.store.lock().expire_all(|k| ep.test_key(k))
+    /// Invalidates every stored key the matcher selects (R-EXP-3). Returns how many.
+    pub fn invalidate_all(&self, matcher: &impl KeyMatcher) -> usize {
+        let n = self.inner.store.lock().invalidate_all(|k| matcher.matches(k));
+        self.notify();
+        n
+    }
+
+    /// Marks every key the matcher selects as expired (R-EXP-4): the next read serves the
+    /// stale data and refetches in the background. Returns how many.
+    pub fn expire_all(&self, matcher: &impl KeyMatcher) -> usize {
+        let n = self.inner.store.lock().expire_all(|k| matcher.matches(k));
+        self.notify();
+        n
+    }
+
+    /// Clears the cache (entities, results, meta, optimistic layers). Fetches in flight resolve
+    /// with `Error::Reset` and write nothing; subscriptions stay open (R-EXP-5).
+    pub fn reset(&self) {
+        self.inner.store.lock().clear();
+        self.notify();
     }
 
     /// The whole cache as JSON (see [`Store::snapshot`]).

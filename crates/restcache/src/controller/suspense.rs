@@ -1,0 +1,100 @@
+//! `suspense`: read through the cache, fetching when the data is missing or unusable (R-SUS-1,
+//! R-POL-2) — the Rust form of the seed's `useSuspense`.
+
+use std::sync::Arc;
+
+use reqwest::Method;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+
+use super::Controller;
+use super::fetch::{Prepared, settled};
+use crate::error::Error;
+use crate::rest::{EndpointConfig, RestEndpoint};
+use crate::schema::Schema;
+use crate::store::{ExpiryStatus, args_map};
+
+impl Controller {
+    /// The data of `ep` for `args`, fetching only when needed (R-SUS-1):
+    ///
+    /// | situation | outcome |
+    /// |---|---|
+    /// | nothing cached or inferable | fetch, wait, return |
+    /// | cached (or found by query mode) and fresh | return it, no request |
+    /// | stale | return it and refetch in the background (wait with `invalid_if_stale`) |
+    /// | invalidated, or a required entity deleted | fetch, wait, return (or the fetch's error) |
+    /// | an error within `error_expiry_length` | the error, or the data if the error is soft |
+    ///
+    /// Only GET members are accepted (`Error::InvalidConfig` otherwise). One call fetches at
+    /// most once; if the data is still invalid then, it is `Error::Invalidated`.
+    pub async fn suspense<S: Schema, B, G>(
+        &self,
+        ep: &RestEndpoint<S, B, G>,
+        args: impl Serialize,
+    ) -> Result<Arc<S::Output>, Error> {
+        let args = args_map(&args)?;
+        self.suspend::<S>(&ep.cfg, &args, true).await.0
+    }
+
+    /// The algorithm of R-SUS-1. With `may_fetch` false it never waits for a fetch (the data
+    /// must be usable as it is). Also returns whether it waited for a fetch.
+    pub(crate) async fn suspend<S: Schema>(
+        &self,
+        cfg: &Arc<EndpointConfig>,
+        args: &Map<String, Value>,
+        may_fetch: bool,
+    ) -> (Result<Arc<S::Output>, Error>, bool) {
+        if cfg.method != Method::GET {
+            let reason = format!("{} is a {} member; only GET members can be read", cfg.name, cfg.method);
+            return (Err(Error::InvalidConfig { reason }), false);
+        }
+        let key = match cfg.key(args) {
+            Ok(k) => k,
+            Err(e) => return (Err(e), false),
+        };
+        let mut fetched = !may_fetch;
+        let mut waited = false;
+        loop {
+            let read = self
+                .inner
+                .store
+                .lock()
+                .get_response_with::<S>(&key, args, cfg.invalid_if_stale);
+            let r = match read {
+                Ok(r) => r,
+                Err(e) => return (Err(e), waited),
+            };
+            // Right after our own fetch the data counts as fresh.
+            let stale = !fetched && r.is_stale(Instant::now());
+            if r.status == ExpiryStatus::Invalid || stale || (r.data.is_none() && r.error.is_none()) {
+                let prepared = Prepared::new(Arc::clone(cfg), args.clone(), None);
+                if r.status != ExpiryStatus::Valid || r.data.is_none() {
+                    if fetched {
+                        return (Err(Error::Invalidated { key }), waited);
+                    }
+                    let fetch = match prepared {
+                        Ok(req) => settled::<S>(self.start::<S>(req)).await,
+                        Err(e) => Err(e),
+                    };
+                    waited = true;
+                    if let Err(e) = fetch {
+                        return (Err(e), waited);
+                    }
+                    fetched = true;
+                    continue;
+                }
+                // Background revalidation: only its outcome is recorded.
+                if let Ok(req) = prepared {
+                    drop(self.start::<S>(req));
+                }
+            }
+            if let Some(e) = r.error
+                && (!e.is_soft() || r.data.is_none())
+            {
+                return (Err(e), waited);
+            }
+            return (r.data.ok_or(Error::Invalidated { key }), waited);
+        }
+    }
+}

@@ -1,0 +1,388 @@
+//! The normalized cache: entity tables, endpoint results and their meta (SPEC R-STORE-1).
+//!
+//! The store is synchronous and does no I/O. Every write is computed in full against the
+//! committed state and then committed in one step (R-NORM-2); reads are memoized per key and
+//! return the same `Arc` until something they depend on changes (R-READ-5).
+
+mod layers;
+mod read;
+mod write;
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+
+use crate::error::Error;
+use crate::schema::{CollectionPolicy, Schema};
+use crate::tables::{Record, Tables};
+
+use layers::Derived;
+pub(crate) use layers::{Layer, LayerSpec};
+use read::Memo;
+
+/// How long a successful response stays fresh unless the endpoint says otherwise (R-EXP-1).
+pub const DEFAULT_DATA_EXPIRY: Duration = Duration::from_secs(60);
+/// How long an error stands before a read retries unless the endpoint says otherwise (R-EXP-1).
+pub const DEFAULT_ERROR_EXPIRY: Duration = Duration::from_secs(1);
+
+/// The expiry status of a read (R-GET-4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExpiryStatus {
+    /// Usable; refetch in the background once stale.
+    Valid,
+    /// Usable while fresh; once stale, a read must wait for the refetch.
+    InvalidIfStale,
+    /// Not usable: a read must fetch and wait.
+    Invalid,
+}
+
+/// What a read finds under a key (R-GET-1).
+#[derive(Debug)]
+pub struct Cached<T> {
+    /// The data, `None` when there is none or the read is invalid.
+    pub data: Option<Arc<T>>,
+    /// Whether the data may be used.
+    pub status: ExpiryStatus,
+    /// When the data goes stale; `None` means it already is.
+    pub expires_at: Option<Instant>,
+    /// The error of the last fetch of this key, if it failed.
+    pub error: Option<Error>,
+}
+
+impl<T> Clone for Cached<T> {
+    fn clone(&self) -> Self {
+        Cached {
+            data: self.data.clone(),
+            status: self.status,
+            expires_at: self.expires_at,
+            error: self.error.clone(),
+        }
+    }
+}
+
+impl<T> Cached<T> {
+    /// Whether the data is stale at `now` (R-GET-4: no `expires_at`, or `now` past it).
+    pub fn is_stale(&self, now: Instant) -> bool {
+        self.expires_at.is_none_or(|at| now > at)
+    }
+}
+
+/// The meta of one endpoint key (R-STORE-1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EndpointMeta {
+    /// When the request that wrote this meta started.
+    pub fetched_at: Instant,
+    /// When this meta was committed.
+    pub written_at: Instant,
+    /// When the key goes stale; `None` means expired.
+    pub expires_at: Option<Instant>,
+    /// The error of the last fetch, if it failed.
+    pub error: Option<Error>,
+    /// Set by `invalidate`: the next read must fetch.
+    pub invalidated: bool,
+}
+
+/// How a response is written: when its request started, how long it stays fresh, the request
+/// body (used by the collection filter and delete fallbacks), and a collection policy override.
+///
+/// ```
+/// use restcache::store::WriteOptions;
+/// use std::time::Duration;
+/// let opts = WriteOptions::new().data_expiry(Duration::from_secs(5));
+/// assert_eq!(opts.data_expiry, Duration::from_secs(5));
+/// ```
+#[derive(Clone, Copy)]
+#[non_exhaustive]
+pub struct WriteOptions<'a> {
+    /// When the request started (R-NORM-7); defaults to now.
+    pub fetched_at: Instant,
+    /// How long the data stays fresh; defaults to [`DEFAULT_DATA_EXPIRY`].
+    pub data_expiry: Duration,
+    /// The request body, if any.
+    pub body: Option<&'a Value>,
+    /// Replaces the collection type's policy for push/unshift filtering.
+    pub policy: Option<&'a dyn CollectionPolicy>,
+}
+
+impl Default for WriteOptions<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'a> WriteOptions<'a> {
+    /// A write that starts now, with the default expiry, no body and no policy override.
+    pub fn new() -> Self {
+        WriteOptions {
+            fetched_at: Instant::now(),
+            data_expiry: DEFAULT_DATA_EXPIRY,
+            body: None,
+            policy: None,
+        }
+    }
+
+    /// Sets when the request started.
+    pub fn fetched_at(mut self, at: Instant) -> Self {
+        self.fetched_at = at;
+        self
+    }
+
+    /// Sets how long the data stays fresh.
+    pub fn data_expiry(mut self, d: Duration) -> Self {
+        self.data_expiry = d;
+        self
+    }
+
+    /// Sets the request body.
+    pub fn body(mut self, body: &'a Value) -> Self {
+        self.body = Some(body);
+        self
+    }
+
+    /// Overrides the collection policy.
+    pub fn policy(mut self, policy: &'a dyn CollectionPolicy) -> Self {
+        self.policy = Some(policy);
+        self
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct StoredResult {
+    pub value: Value,
+    pub version: u64,
+}
+
+/// The normalized cache.
+///
+/// ```
+/// use restcache::prelude::*;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct Todo { #[entity(pk)] id: u64, title: String, completed: bool }
+///
+/// let mut store = Store::new();
+/// store.set_response::<Vec<Todo>>("GET /todos", &(), &json!([{"id": 1, "title": "write docs"}]))?;
+/// // A PATCH response carrying one field updates the entity everywhere.
+/// store.set_response::<Todo>("PATCH /todos/1", &(), &json!({"id": 1, "completed": true}))?;
+/// let list = store.get_response::<Vec<Todo>>("GET /todos", &())?.data.unwrap();
+/// assert_eq!(list[0], Todo { id: 1, title: "write docs".into(), completed: true });
+/// # Ok::<(), restcache::Error>(())
+/// ```
+pub struct Store {
+    tables: Tables,
+    results: HashMap<String, StoredResult>,
+    meta: HashMap<String, EndpointMeta>,
+    /// Bumped by every commit.
+    version: u64,
+    /// The source of record and result versions; never reused.
+    next_version: u64,
+    /// Bumped by `clear`, which reuses table rows; a request started under an older epoch
+    /// writes nothing (R-FETCH-1 step 5).
+    epoch: u64,
+    memo: Mutex<Memo>,
+    origin: Instant,
+    /// Pending optimistic layers, in start order.
+    layers: Vec<Layer>,
+    /// The read state while layers are pending (R-STORE-2).
+    derived: Option<Derived>,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store")
+            .field(
+                "tables",
+                &self.tables.iter().map(|(k, t)| (k, t.rows.len())).collect::<Vec<_>>(),
+            )
+            .field("results", &self.results.len())
+            .field("version", &self.version)
+            .finish()
+    }
+}
+
+/// Converts call args to an object (SPEC §0): `()` and `null` are `{}`.
+pub(crate) fn args_map(args: &impl Serialize) -> Result<Map<String, Value>, Error> {
+    match serde_json::to_value(args) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(Value::Null) => Ok(Map::new()),
+        Ok(other) => Err(Error::InvalidArgs {
+            reason: format!(
+                "args must serialize to an object, not {}",
+                crate::normalize::kind(&other)
+            ),
+        }),
+        Err(e) => Err(Error::InvalidArgs {
+            reason: format!("args do not serialize: {e}"),
+        }),
+    }
+}
+
+impl Store {
+    /// An empty store.
+    pub fn new() -> Self {
+        Store {
+            tables: Tables::default(),
+            results: HashMap::new(),
+            meta: HashMap::new(),
+            version: 0,
+            next_version: 1,
+            epoch: 0,
+            memo: Mutex::new(Memo::default()),
+            origin: Instant::now(),
+            layers: Vec::new(),
+            derived: None,
+        }
+    }
+
+    /// Checks, once per schema type, that no entity key is used by two Rust types.
+    fn check_schema<S: Schema>(&self) -> Result<(), Error> {
+        let mut memo = self.memo.lock();
+        if memo.checked.contains(&TypeId::of::<S>()) {
+            return Ok(());
+        }
+        let mut registry = memo.registry.clone();
+        S::register(&mut registry);
+        registry.check()?;
+        memo.registry = registry;
+        memo.checked.insert(TypeId::of::<S>());
+        Ok(())
+    }
+}
+
+impl Store {
+    /// The meta of `key`, if any.
+    pub fn meta(&self, key: &str) -> Option<&EndpointMeta> {
+        self.meta.get(key)
+    }
+
+    /// Every key that holds a stored result.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.results.keys().map(String::as_str)
+    }
+
+    /// Forgets the result of `key` and marks it invalidated, so its next read fetches and waits
+    /// (R-EXP-2). Entities are untouched.
+    pub fn invalidate(&mut self, key: &str) {
+        self.results.remove(key);
+        let origin = self.origin;
+        let meta = self.meta.entry(key.to_owned()).or_insert_with(|| EndpointMeta {
+            fetched_at: origin,
+            written_at: origin,
+            expires_at: None,
+            error: None,
+            invalidated: true,
+        });
+        meta.expires_at = None;
+        meta.error = None;
+        meta.invalidated = true;
+        self.version += 1;
+    }
+
+    /// [`invalidate`](Self::invalidate)s every key with a stored result that `matches`
+    /// (R-EXP-3). Returns how many.
+    pub fn invalidate_all(&mut self, mut matches: impl FnMut(&str) -> bool) -> usize {
+        let keys: Vec<String> = self.results.keys().filter(|k| matches(k)).cloned().collect();
+        for k in &keys {
+            self.invalidate(k);
+        }
+        keys.len()
+    }
+
+    /// Marks every key with meta that `matches` as expired (R-EXP-4): data, errors and status
+    /// are kept; the next read refetches. Returns how many.
+    pub fn expire_all(&mut self, mut matches: impl FnMut(&str) -> bool) -> usize {
+        let mut n = 0;
+        for (k, m) in &mut self.meta {
+            if matches(k) {
+                m.expires_at = None;
+                n += 1;
+            }
+        }
+        if n > 0 {
+            self.version += 1;
+        }
+        n
+    }
+
+    /// Empties the store: entities, results and meta (the data part of R-EXP-5).
+    pub fn clear(&mut self) {
+        self.tables = Tables::default();
+        self.results.clear();
+        self.meta.clear();
+        self.layers.clear();
+        self.derived = None;
+        self.memo.lock().entries.clear();
+        self.epoch += 1;
+        self.version += 1;
+    }
+
+    /// Which `clear` the store is at: a request that started under an older epoch writes
+    /// nothing (R-FETCH-1 step 5).
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// The whole store as JSON, for inspection and tests: tables in insertion order with every
+    /// record (`"INVALID"` for a mark), version and meta; results; endpoint meta. Instants are
+    /// nanoseconds since the store was created.
+    pub fn snapshot(&self) -> Value {
+        let at = |i: Instant| -> Value {
+            match i.checked_duration_since(self.origin) {
+                Some(d) => Value::from(d.as_nanos() as i64),
+                None => Value::from(-(self.origin.duration_since(i).as_nanos() as i64)),
+            }
+        };
+        let mut entities = Map::new();
+        for (name, table) in self.tables.iter() {
+            let rows: Vec<Value> = table
+                .rows
+                .iter()
+                .map(|(pk, slot)| {
+                    serde_json::json!({
+                        "pk": pk,
+                        "record": match &slot.record { Record::Valid(v) => v.clone(), Record::Invalid => "INVALID".into() },
+                        "version": slot.version,
+                        "fetched_at": at(slot.meta.fetched_at),
+                        "written_at": at(slot.meta.written_at),
+                        "expires_at": at(slot.meta.expires_at),
+                    })
+                })
+                .collect();
+            entities.insert(
+                name.to_owned(),
+                serde_json::json!({ "version": table.version, "rows": rows }),
+            );
+        }
+        let mut results: Vec<(&String, &StoredResult)> = self.results.iter().collect();
+        results.sort_by(|a, b| a.0.cmp(b.0));
+        let mut meta: Vec<(&String, &EndpointMeta)> = self.meta.iter().collect();
+        meta.sort_by(|a, b| a.0.cmp(b.0));
+        serde_json::json!({
+            "version": self.version,
+            "entities": entities,
+            "results": results.into_iter().map(|(k, r)| serde_json::json!({"key": k, "value": r.value, "version": r.version})).collect::<Vec<_>>(),
+            "meta": meta.into_iter().map(|(k, m)| serde_json::json!({
+                "key": k,
+                "fetched_at": at(m.fetched_at),
+                "written_at": at(m.written_at),
+                "expires_at": m.expires_at.map(at),
+                "error": m.error.as_ref().map(ToString::to_string),
+                "invalidated": m.invalidated,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}

@@ -1,0 +1,174 @@
+//! Reads: a key's result (or what query mode infers) denormalized against the read state, memoized
+//! so an unchanged read returns the same `Arc` (R-GET, R-READ-5).
+
+use std::any::{Any, TypeId};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+
+use super::{Cached, ExpiryStatus, Store, args_map};
+use crate::denormalize::{DenormalizeCtx, Deps};
+use crate::error::Error;
+use crate::schema::{Registry, Schema};
+
+/// What a memoized read found.
+pub(super) enum Found {
+    Data(Arc<dyn Any + Send + Sync>),
+    /// An unresolved reference at the top (R-READ-2).
+    Invalid,
+    /// No result and nothing inferable.
+    Nothing,
+}
+
+pub(super) struct MemoEntry {
+    schema: TypeId,
+    epoch: u64,
+    checked_at: u64,
+    result_version: Option<u64>,
+    /// Query-mode reads depend on the args too.
+    args: Option<Value>,
+    deps: Deps,
+    found: Found,
+}
+
+#[derive(Default)]
+pub(super) struct Memo {
+    pub(super) entries: HashMap<String, Vec<MemoEntry>>,
+    pub(super) registry: Registry,
+    pub(super) checked: HashSet<TypeId>,
+}
+
+/// The outcome of one read, before status and expiry are worked out.
+struct Read<T> {
+    data: Option<Arc<T>>,
+    invalid: bool,
+    /// Query mode: the earliest expiry of the records the read touched (R-GET-4).
+    touched_expiry: Option<Instant>,
+}
+
+impl Store {
+    /// Reads `key` (R-GET-1): its stored result denormalized against the tables, or what query
+    /// mode infers from `args` when no result is stored (R-GET-3), with its status and expiry.
+    ///
+    /// Two reads with no relevant change in between return the same `Arc` (R-READ-5).
+    /// Returns `Err` only when the args or the schema cannot be used.
+    pub fn get_response<S: Schema>(&self, key: &str, args: &impl Serialize) -> Result<Cached<S::Output>, Error> {
+        self.get_response_with::<S>(key, args, false)
+    }
+
+    /// [`get_response`](Self::get_response) for an endpoint that may have `invalid_if_stale`.
+    pub(crate) fn get_response_with<S: Schema>(
+        &self,
+        key: &str,
+        args: &impl Serialize,
+        invalid_if_stale: bool,
+    ) -> Result<Cached<S::Output>, Error> {
+        let args = args_map(args)?;
+        self.check_schema::<S>()?;
+        let read = self.read::<S>(key, args);
+        let meta = self.meta.get(key);
+        let expires_at = match meta {
+            Some(m) => m.expires_at,
+            None => read.touched_expiry,
+        };
+        let status = if meta.is_some_and(|m| m.invalidated) || read.invalid && meta.is_none_or(|m| m.error.is_none()) {
+            ExpiryStatus::Invalid
+        } else if read.data.is_none() || invalid_if_stale {
+            ExpiryStatus::InvalidIfStale
+        } else {
+            ExpiryStatus::Valid
+        };
+        Ok(Cached {
+            data: read.data,
+            status,
+            expires_at,
+            error: meta.and_then(|m| m.error.clone()),
+        })
+    }
+
+    fn read<S: Schema>(&self, key: &str, args: Map<String, Value>) -> Read<S::Output> {
+        let result = self.read_result(key);
+        let result_version = result.map(|r| r.version);
+        let query_args = if result.is_none() {
+            Some(Value::Object(args))
+        } else {
+            None
+        };
+        let schema = TypeId::of::<S>();
+        let mut memo = self.memo.lock();
+        let entries = memo.entries.get_mut(key);
+        let cached = entries
+            .and_then(|es| es.iter_mut().find(|e| e.schema == schema))
+            .filter(|e| {
+                e.epoch == self.epoch
+                    && e.result_version == result_version
+                    && e.args == query_args
+                    && (e.checked_at == self.version || e.deps.current(self.read_tables()))
+            });
+        if let Some(e) = cached {
+            e.checked_at = self.version;
+            return self.found::<S>(&e.found, &e.deps, result.is_none());
+        }
+
+        let empty = Value::Object(Map::new());
+        let mut ctx = DenormalizeCtx::new(self.read_tables(), query_args.as_ref().unwrap_or(&empty));
+        let outcome = match result {
+            Some(r) => Some(S::denormalize(&r.value, &mut ctx)),
+            None => S::query(&mut ctx),
+        };
+        let deps = ctx.deps;
+        let found = match outcome {
+            Some(Ok(out)) => Found::Data(Arc::new(out)),
+            Some(Err(_)) => Found::Invalid,
+            None => Found::Nothing,
+        };
+        let entry = MemoEntry {
+            schema,
+            epoch: self.epoch,
+            checked_at: self.version,
+            result_version,
+            args: query_args,
+            deps,
+            found,
+        };
+        let read = self.found::<S>(&entry.found, &entry.deps, result.is_none());
+        let entries = memo.entries.entry(key.to_owned()).or_default();
+        match entries.iter_mut().find(|e| e.schema == schema) {
+            Some(old) => *old = entry,
+            None => entries.push(entry),
+        }
+        read
+    }
+
+    fn found<S: Schema>(&self, found: &Found, deps: &Deps, query_mode: bool) -> Read<S::Output> {
+        let touched_expiry = if query_mode {
+            deps.slots
+                .iter()
+                .filter_map(|d| self.read_tables().get_table(d.table)?.rows.get_index(d.row as usize))
+                .map(|(_, slot)| slot.meta.expires_at)
+                .min()
+        } else {
+            None
+        };
+        match found {
+            Found::Data(any) => Read {
+                data: Arc::clone(any).downcast::<S::Output>().ok(),
+                invalid: false,
+                touched_expiry,
+            },
+            Found::Invalid => Read {
+                data: None,
+                invalid: true,
+                touched_expiry,
+            },
+            Found::Nothing => Read {
+                data: None,
+                invalid: false,
+                touched_expiry: None,
+            },
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! Writes: responses normalized and committed in one step (R-NORM-2, R-FETCH-1 steps 6–7).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+
+use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
+use crate::denormalize::DenormalizeCtx;
+use crate::error::Error;
+use crate::normalize::{NormalizeCtx, Pending, PendingWrite};
+use crate::schema::{Schema, SchemaKind};
+use crate::tables::{EntityMeta, Record, Slot, Tables};
+
+/// The value a response stands for, after the empty-response rules (R-RESP-5, R-RESP-6).
+pub(super) fn prepare<'v>(
+    kind: SchemaKind,
+    method: &str,
+    value: &'v Value,
+    args: &Map<String, Value>,
+    body: Option<&Value>,
+) -> Result<Cow<'v, Value>, Error> {
+    let empty = |v: &Value| match v {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        _ => false,
+    };
+    Ok(match kind {
+        SchemaKind::Invalidate if empty(value) => Cow::Owned(Value::Object(args.clone())),
+        SchemaKind::InvalidateList if value.is_null() || empty(value) && value.is_array() => match body {
+            Some(b @ Value::Array(_)) => Cow::Owned(b.clone()),
+            _ => Cow::Owned(Value::Array(vec![Value::Object(args.clone())])),
+        },
+        SchemaKind::Entity if value.is_null() && matches!(method, "PUT" | "PATCH") => match body {
+            Some(Value::Object(b)) => {
+                let mut merged = args.clone();
+                merged.extend(b.iter().map(|(k, v)| (k.clone(), v.clone())));
+                Cow::Owned(Value::Object(merged))
+            }
+            _ => {
+                return Err(Error::InvalidResponse {
+                    url: String::new(),
+                    entity: None,
+                    position: String::new(),
+                    reason: format!("an empty response to {method} needs an object body to stand for the entity"),
+                });
+            }
+        },
+        _ => Cow::Borrowed(value),
+    })
+}
+
+impl Store {
+    /// Writes `value` as the response of `key`, arriving now (R-EXP-6).
+    ///
+    /// On error nothing is written. See [`set_response_with`](Self::set_response_with).
+    pub fn set_response<S: Schema>(&mut self, key: &str, args: &impl Serialize, value: &Value) -> Result<(), Error> {
+        self.set_response_with::<S>(key, args, value, WriteOptions::new())
+    }
+
+    /// Normalizes `value` as the response of `key` (`"METHOD url"`) and commits it in one step:
+    /// its entities, its result and a fresh meta. On error nothing at all is written.
+    ///
+    /// `args` are the call's args (for collection keys and delete fallbacks). The method in the
+    /// key selects the empty-response rules: an empty PUT/PATCH answer stands for `args ⊕ body`.
+    pub fn set_response_with<S: Schema>(
+        &mut self,
+        key: &str,
+        args: &impl Serialize,
+        value: &Value,
+        opts: WriteOptions<'_>,
+    ) -> Result<(), Error> {
+        let args = Value::Object(args_map(args)?);
+        let url = key.split_once(' ').map_or(key, |(_, url)| url);
+        self.write::<S>(key, &args, value, opts, None)
+            .map(drop)
+            .map_err(|e| e.with_url(url))
+    }
+
+    /// Normalizes and commits a response; returns what the response itself describes, built
+    /// from its own writes without consulting the rest of the store (R-FETCH-5).
+    pub(crate) fn write<S: Schema>(
+        &mut self,
+        key: &str,
+        args: &Value,
+        value: &Value,
+        opts: WriteOptions<'_>,
+        layer: Option<u64>,
+    ) -> Result<Arc<S::Output>, Error> {
+        self.check_schema::<S>()?;
+        let method = key.split_once(' ').map_or("", |(m, _)| m);
+        let (result, pending) = self.normalize::<S>(method, value, args, opts)?;
+        let described = Self::describe::<S>(&result, &pending, args, opts.fetched_at);
+        let now = Instant::now();
+        self.drop_layer(layer);
+        self.commit(
+            key,
+            Some(result.clone()),
+            pending,
+            opts.fetched_at,
+            now,
+            now + opts.data_expiry,
+        );
+        match described {
+            Some(out) => Ok(Arc::new(out)),
+            // The response's own writes do not resolve (an unusual schema): read the cache.
+            None => self
+                .get_response::<S>(key, args)?
+                .data
+                .ok_or_else(|| Error::Invalidated { key: key.to_owned() }),
+        }
+    }
+
+    /// Denormalizes `result` against a table holding only the pending writes.
+    fn describe<S: Schema>(result: &Value, pending: &Pending, args: &Value, at: Instant) -> Option<S::Output> {
+        let mut scratch = Tables::default();
+        let meta = EntityMeta {
+            fetched_at: at,
+            written_at: at,
+            expires_at: at,
+        };
+        for ((table, pk), write) in &pending.writes {
+            let record = match write {
+                PendingWrite::Entity(fields) => Record::Valid(Value::Object(fields.clone())),
+                PendingWrite::Invalid => Record::Invalid,
+                PendingWrite::Collection(items) => Record::Valid(Value::Array(items.clone())),
+            };
+            scratch.get_or_create(table).1.rows.insert(
+                pk.clone(),
+                Slot {
+                    record,
+                    meta,
+                    version: 0,
+                },
+            );
+        }
+        S::denormalize(result, &mut DenormalizeCtx::new(&scratch, args)).ok()
+    }
+
+    fn normalize<S: Schema>(
+        &self,
+        method: &str,
+        value: &Value,
+        args: &Value,
+        opts: WriteOptions<'_>,
+    ) -> Result<(Value, Pending), Error> {
+        let value = prepare(S::KIND, method, value, crate::normalize::as_map(args), opts.body)?;
+        let mut ctx = NormalizeCtx::new(&self.tables, args, opts.body);
+        ctx.policy = opts.policy;
+        let result = S::normalize(&value, &mut ctx)?;
+        Ok((result, ctx.pending))
+    }
+
+    /// Records a failed fetch of `key` (R-FETCH-1 step 7). The stored result is kept.
+    pub fn set_error(&mut self, key: &str, fetched_at: Instant, error: Error, error_expiry: Duration) {
+        self.fail(key, fetched_at, error, error_expiry, None);
+    }
+
+    /// [`set_error`](Self::set_error), removing the fetch's optimistic layer in the same step:
+    /// the rollback (R-OPTM-4).
+    pub(crate) fn fail(
+        &mut self,
+        key: &str,
+        fetched_at: Instant,
+        error: Error,
+        error_expiry: Duration,
+        layer: Option<u64>,
+    ) {
+        if layer.is_some() {
+            self.drop_layer(layer);
+            self.rebuild_read_state();
+            self.version += 1;
+        }
+        if self.meta.get(key).is_some_and(|m| m.fetched_at > fetched_at) {
+            return;
+        }
+        let now = Instant::now();
+        self.meta.insert(
+            key.to_owned(),
+            EndpointMeta {
+                fetched_at,
+                written_at: now,
+                expires_at: Some(now + error_expiry),
+                error: Some(error),
+                invalidated: false,
+            },
+        );
+        self.version += 1;
+    }
+
+    pub(super) fn bump(next: &mut u64) -> u64 {
+        let v = *next;
+        *next += 1;
+        v
+    }
+
+    fn commit(
+        &mut self,
+        key: &str,
+        result: Option<Value>,
+        pending: Pending,
+        fetched_at: Instant,
+        now: Instant,
+        expires_at: Instant,
+    ) {
+        let meta = EntityMeta {
+            fetched_at,
+            written_at: now,
+            expires_at,
+        };
+        apply_pending(&mut self.tables, &mut self.next_version, pending, meta);
+        if let Some(result) = result {
+            let newer = self.meta.get(key).is_some_and(|m| m.fetched_at > fetched_at);
+            if !newer {
+                match self.results.get_mut(key) {
+                    Some(r) if r.value == result => {}
+                    Some(r) => {
+                        r.value = result;
+                        r.version = Self::bump(&mut self.next_version);
+                    }
+                    None => {
+                        let version = Self::bump(&mut self.next_version);
+                        self.results
+                            .insert(key.to_owned(), StoredResult { value: result, version });
+                    }
+                }
+                self.meta.insert(
+                    key.to_owned(),
+                    EndpointMeta {
+                        fetched_at,
+                        written_at: now,
+                        expires_at: Some(expires_at),
+                        error: None,
+                        invalidated: false,
+                    },
+                );
+            }
+        }
+        self.rebuild_read_state();
+        self.version += 1;
+    }
+}
+
+/// Applies a normalization's writes to `tables`, giving every changed record a new version.
+pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pending, meta: EntityMeta) {
+    for ((table, pk), write) in pending.writes {
+        let (_, t) = tables.get_or_create(table);
+        match t.rows.get_mut(pk.as_str()) {
+            Some(slot) => {
+                if apply(slot, write, meta) {
+                    slot.version = Store::bump(next);
+                    t.version = slot.version;
+                }
+            }
+            None => {
+                let record = match write {
+                    PendingWrite::Entity(fields) => Record::Valid(Value::Object(fields)),
+                    PendingWrite::Invalid => Record::Invalid,
+                    PendingWrite::Collection(items) => Record::Valid(Value::Array(items)),
+                };
+                let version = Store::bump(next);
+                t.rows.insert(pk, Slot { record, meta, version });
+                t.version = version;
+            }
+        }
+    }
+}
+
+/// Applies one pending write to a stored slot (R-NORM-6/7/9). Returns whether the record changed.
+fn apply(slot: &mut Slot, write: PendingWrite, meta: EntityMeta) -> bool {
+    let older = meta.fetched_at < slot.meta.fetched_at;
+    let mut changed = false;
+    match (write, &mut slot.record) {
+        (PendingWrite::Entity(fields), Record::Valid(Value::Object(stored))) => {
+            for (k, v) in fields {
+                match stored.get_mut(&k) {
+                    Some(old) if older || *old == v => {}
+                    Some(old) => {
+                        *old = v;
+                        changed = true;
+                    }
+                    None => {
+                        stored.insert(k, v);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        (_, _) if older => {}
+        (PendingWrite::Entity(fields), record) => {
+            *record = Record::Valid(Value::Object(fields));
+            changed = true;
+        }
+        (PendingWrite::Invalid, record) => {
+            changed = *record != Record::Invalid;
+            *record = Record::Invalid;
+        }
+        (PendingWrite::Collection(items), record) => {
+            let new = Record::Valid(Value::Array(items));
+            changed = *record != new;
+            *record = new;
+        }
+    }
+    if !older {
+        slot.meta = meta;
+    }
+    changed
+}

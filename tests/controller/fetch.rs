@@ -1,0 +1,173 @@
+//! R-FETCH-1..5 and R-EXP-5 through the Controller.
+
+use std::sync::Arc;
+
+use restcache::Error;
+use restcache::prelude::*;
+use restcache::rest::ResourceOptions;
+use serde_json::json;
+
+use crate::fixtures::*;
+
+#[tokio::test]
+async fn r_fetch_2_a_hundred_concurrent_suspense_calls_make_one_request() {
+    let (server, ctrl) = setup().await;
+    let mut hold = server.hold("/todos/1");
+    let readers: Vec<_> = (0..100)
+        .map(|_| {
+            let ctrl = ctrl.clone();
+            tokio::spawn(async move { ctrl.suspense(&todos().get(), params! { id: 1 }).await })
+        })
+        .collect();
+    // The first request is held at the server while the other 99 callers join it.
+    let held = hold.arrived().await;
+    tokio::task::yield_now().await;
+    held.release();
+    let mut results = Vec::new();
+    for r in readers {
+        results.push(r.await.unwrap().unwrap());
+    }
+    assert_eq!(hits(&server, "/todos/1"), 1);
+    assert!(
+        results.iter().all(|t| Arc::ptr_eq(t, &results[0])),
+        "every caller reads the same data"
+    );
+    assert_eq!(results[0].title, "Todo 1");
+}
+
+#[tokio::test]
+async fn r_fetch_2_mutations_are_never_shared() {
+    let (server, ctrl) = setup().await;
+    let patch = |title: &'static str| {
+        let ctrl = ctrl.clone();
+        tokio::spawn(async move {
+            ctrl.fetch(&todos().partial_update(), params! { id: 2 })
+                .body(&json!({ "title": title }))
+                .await
+        })
+    };
+    let (a, b) = (patch("a"), patch("b"));
+    a.await.unwrap().unwrap();
+    b.await.unwrap().unwrap();
+    assert_eq!(hits(&server, "/todos/2"), 2);
+}
+
+#[tokio::test]
+async fn r_fetch_2_a_fetch_sends_a_request_even_when_the_data_is_fresh() {
+    let (server, ctrl) = setup().await;
+    ctrl.fetch(&todos().get(), params! { id: 1 }).await.unwrap();
+    ctrl.fetch(&todos().get(), params! { id: 1 }).await.unwrap();
+    assert_eq!(hits(&server, "/todos/1"), 2);
+}
+
+#[tokio::test]
+async fn r_norm_7_overlapping_requests_answered_in_reverse_order_keep_the_newer_data() {
+    let (server, ctrl) = setup().await;
+    let scoped = resource(ResourceOptions {
+        path: "/users/:user_id/todos/:id".into(),
+        ..Default::default()
+    });
+    let mut hold = server.hold("/todos/1");
+    let older = {
+        let ctrl = ctrl.clone();
+        tokio::spawn(async move { ctrl.fetch(&todos().get(), params! { id: 1 }).await })
+    };
+    let held = hold.arrived().await;
+    // A request that starts later is answered first, with newer data.
+    assert!(server.upsert_todo(json!({ "id": 1, "userId": "u1", "title": "newer" })));
+    ctrl.fetch(&scoped.get(), params! { user_id: "u1", id: 1 })
+        .await
+        .unwrap();
+    // The older request is answered last, with what it saw.
+    assert!(server.upsert_todo(json!({ "id": 1, "userId": "u1", "title": "older", "completed": true })));
+    held.release();
+    let answered = older.await.unwrap().unwrap();
+    assert_eq!(
+        answered.title, "older",
+        "the fetch resolves to its own response (R-FETCH-5)"
+    );
+    let cached = ctrl
+        .get_response(&todos().get(), params! { id: 1 })
+        .unwrap()
+        .data
+        .unwrap();
+    assert_eq!(cached.title, "newer", "the older response merged underneath");
+    assert!(cached.completed, "fields only the older response had were added");
+}
+
+#[tokio::test]
+async fn r_fetch_4_dropping_the_future_does_not_cancel_the_request() {
+    let (server, ctrl) = setup().await;
+    let mut hold = server.hold("/todos/3");
+    let waiting = {
+        let ctrl = ctrl.clone();
+        tokio::spawn(async move { ctrl.fetch(&todos().get(), params! { id: 3 }).await })
+    };
+    let held = hold.arrived().await;
+    waiting.abort();
+    assert!(waiting.await.unwrap_err().is_cancelled());
+    held.release();
+    // A later read joins the request that is still in flight and sees its commit.
+    let todo = ctrl.suspense(&todos().get(), params! { id: 3 }).await.unwrap();
+    assert_eq!(todo.title, "Todo 3");
+    assert_eq!(hits(&server, "/todos/3"), 1);
+}
+
+#[tokio::test]
+async fn r_exp_5_reset_wins_over_a_fetch_in_flight() {
+    let (server, ctrl) = setup().await;
+    ctrl.fetch(&todos().get(), params! { id: 9 }).await.unwrap();
+    let mut hold = server.hold("/todos/4");
+    let in_flight = {
+        let ctrl = ctrl.clone();
+        tokio::spawn(async move { ctrl.fetch(&todos().get(), params! { id: 4 }).await })
+    };
+    let held = hold.arrived().await;
+    ctrl.reset();
+    held.release();
+    drop(hold);
+    assert_eq!(in_flight.await.unwrap().unwrap_err(), Error::Reset);
+    let snap = ctrl.snapshot();
+    assert_eq!(
+        (snap["entities"].clone(), snap["results"].clone(), snap["meta"].clone()),
+        (json!({}), json!([]), json!([]))
+    );
+    // A fetch started after the reset does not join the old one.
+    assert_eq!(ctrl.fetch(&todos().get(), params! { id: 4 }).await.unwrap().id, 4);
+    assert_eq!(hits(&server, "/todos/4"), 2);
+}
+
+#[tokio::test]
+async fn r_fetch_1_an_error_is_recorded_and_a_success_clears_it() {
+    let (server, ctrl) = setup().await;
+    let err = ctrl.fetch(&todos().get(), params! { id: 99 }).await.unwrap_err();
+    assert!(matches!(err, Error::Network { status: 404, .. }));
+    assert_eq!(
+        ctrl.get_response(&todos().get(), params! { id: 99 }).unwrap().error,
+        Some(err)
+    );
+    assert!(server.upsert_todo(json!({ "id": 99, "title": "now here" })));
+    ctrl.fetch(&todos().get(), params! { id: 99 }).await.unwrap();
+    let read = ctrl.get_response(&todos().get(), params! { id: 99 }).unwrap();
+    assert_eq!(
+        (read.error, read.data.unwrap().title.clone()),
+        (None, "now here".to_owned())
+    );
+}
+
+#[test]
+fn r_fetch_4_outside_a_runtime_is_an_error_not_a_panic() {
+    let ctrl = Controller::builder().base_url("http://127.0.0.1:9").build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // Built outside any runtime, awaited inside one: fine.
+    let fut = std::future::IntoFuture::into_future(ctrl.fetch(&todos().get(), params! { id: 1 }));
+    let out = rt.block_on(fut);
+    assert!(matches!(out, Err(Error::Transport { .. })), "{out:?}");
+    // Subscribing with no runtime yields one error.
+    let mut sub = ctrl.subscribe(&todos().get(), params! { id: 1 });
+    let first = rt.block_on(sub.next());
+    assert!(matches!(first, Some(Err(Error::InvalidConfig { .. }))), "{first:?}");
+}

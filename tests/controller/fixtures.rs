@@ -1,0 +1,76 @@
+//! Entities of the demo API and Controllers pointed at it.
+#![allow(dead_code)]
+
+use demo_api::DemoServer;
+use restcache::prelude::*;
+use restcache::rest::ResourceOptions;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Entity)]
+#[serde(rename_all = "camelCase")]
+pub struct Todo {
+    #[entity(pk)]
+    pub id: u64,
+    pub user_id: String,
+    pub title: String,
+    pub completed: bool,
+}
+
+/// A demo server on this runtime and a Controller whose `base_url` is that server.
+pub async fn setup() -> (DemoServer, Controller) {
+    let server = DemoServer::start().await.expect("the demo API starts");
+    let ctrl = controller(&server);
+    (server, ctrl)
+}
+
+/// For paused-clock tests: the server runs on its own thread in real time, and the client
+/// keeps no idle-connection timer (which would let the paused clock jump while a request is in
+/// flight).
+pub fn setup_paused() -> (DemoServer, Controller) {
+    let server = DemoServer::start_on_thread().expect("the demo API starts");
+    let ctrl = controller(&server);
+    (server, ctrl)
+}
+
+fn controller(server: &DemoServer) -> Controller {
+    let client = restcache::reqwest::Client::builder()
+        .redirect(restcache::reqwest::redirect::Policy::none())
+        .pool_idle_timeout(None)
+        .build()
+        .expect("client");
+    Controller::builder()
+        .base_url(server.base_url())
+        .client(client)
+        .build()
+        .expect("controller")
+}
+
+pub fn resource(opts: ResourceOptions) -> Resource<Todo> {
+    Resource::new(opts).expect("valid resource")
+}
+
+/// `/todos/:id`.
+pub fn todos() -> Resource<Todo> {
+    resource(ResourceOptions {
+        path: "/todos/:id".into(),
+        ..Default::default()
+    })
+}
+
+/// `/todos/:id`, optimistic.
+pub fn optimistic_todos() -> Resource<Todo> {
+    resource(ResourceOptions {
+        path: "/todos/:id".into(),
+        optimistic: true,
+        ..Default::default()
+    })
+}
+
+/// How many requests the server saw for `path`.
+pub fn hits(server: &DemoServer, path: &str) -> usize {
+    server.requests().iter().filter(|r| r.path == path).count()
+}
+
+pub fn ids(todos: &[Todo]) -> Vec<u64> {
+    todos.iter().map(|t| t.id).collect()
+}

@@ -1,0 +1,11 @@
+//! The Controller against the demo API over real HTTP (SPEC §6): fetch, de-duplication,
+//! suspense, expiry, optimistic updates, subscriptions and polling. Time-dependent tests use
+//! tokio's paused clock with the server on its own thread.
+
+mod fixtures;
+
+mod fetch;
+mod optimistic;
+mod subscribe;
+
+mod suspense;

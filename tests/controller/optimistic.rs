@@ -1,0 +1,280 @@
+//! R-OPTM-1..4 and R-READ-4: optimistic layers, seen before the response, settled by it.
+
+use restcache::Error;
+use restcache::prelude::*;
+use restcache::rest::{EndpointOptions, Optimistic, ResourceOptions};
+use serde_json::json;
+
+use crate::fixtures::*;
+
+/// The optimistic todos resource with its mutations pointed at a route that answers 500.
+fn failing() -> Resource<Todo> {
+    let path = Some(r"/misbehave/500\?id=:id".to_owned());
+    let mut r = optimistic_todos();
+    for member in ["update", "partial_update", "delete"] {
+        r = r
+            .with_member(
+                member,
+                EndpointOptions {
+                    path: path.clone(),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+    }
+    r
+}
+
+#[tokio::test]
+async fn r_optm_1_only_mutations_of_optimistic_resources_have_a_transform() {
+    let r = optimistic_todos();
+    assert_eq!(r.update().optimistic(), Some(Optimistic::Update));
+    assert_eq!(r.partial_update().optimistic(), Some(Optimistic::PartialUpdate));
+    assert_eq!(r.delete().optimistic(), Some(Optimistic::Delete));
+    assert_eq!(r.get_list().push().optimistic(), Some(Optimistic::Push));
+    assert_eq!(r.get_list().unshift().optimistic(), Some(Optimistic::Unshift));
+    assert_eq!((r.get().optimistic(), r.get_list().optimistic()), (None, None));
+    assert_eq!(todos().update().optimistic(), None);
+}
+
+#[tokio::test]
+async fn r_optm_2_an_update_is_visible_before_the_response() {
+    let (server, ctrl) = setup().await;
+    let r = optimistic_todos();
+    let before = ctrl.suspense(&r.get_list(), params! { userId: "u1" }).await.unwrap();
+    let mut hold = server.hold("/todos/3");
+    let patch = {
+        let (ctrl, r) = (ctrl.clone(), r.clone());
+        tokio::spawn(async move {
+            ctrl.fetch(&r.partial_update(), params! { id: 3 })
+                .body(&json!({ "completed": false, "title": "soon" }))
+                .await
+        })
+    };
+    let held = hold.arrived().await;
+    let during = ctrl
+        .get_response(&r.get_list(), params! { userId: "u1" })
+        .unwrap()
+        .data
+        .unwrap();
+    assert_eq!(
+        (during[2].title.as_str(), during[2].completed),
+        ("soon", false),
+        "seen while in flight"
+    );
+    assert_eq!(before[2].title, "Todo 3");
+    // The fetch itself is not the read state (R-READ-4): it resolves to the server's answer.
+    held.release();
+    let answered = patch.await.unwrap().unwrap();
+    assert_eq!(answered.title, "soon");
+    let after = ctrl
+        .get_response(&r.get_list(), params! { userId: "u1" })
+        .unwrap()
+        .data
+        .unwrap();
+    assert_eq!(after[2].title, "soon");
+    assert_eq!(
+        ctrl.snapshot()["entities"]["Todo"]["rows"][2]["record"]["title"],
+        "soon",
+        "committed"
+    );
+}
+
+#[tokio::test]
+async fn r_optm_4_a_failed_update_rolls_back() {
+    let (server, ctrl) = setup().await;
+    let r = failing();
+    ctrl.suspense(&r.get_list(), params! { userId: "u1" }).await.unwrap();
+    let mut hold = server.hold("/misbehave/500");
+    let patch = {
+        let (ctrl, r) = (ctrl.clone(), r.clone());
+        tokio::spawn(async move {
+            ctrl.fetch(&r.partial_update(), params! { id: 4 })
+                .body(&json!({ "title": "doomed" }))
+                .await
+        })
+    };
+    let held = hold.arrived().await;
+    assert_eq!(
+        ctrl.get_response(&r.get_list(), params! { userId: "u1" })
+            .unwrap()
+            .data
+            .unwrap()[3]
+            .title,
+        "doomed"
+    );
+    held.release();
+    assert!(matches!(patch.await.unwrap(), Err(Error::Network { status: 500, .. })));
+    let list = ctrl
+        .get_response(&r.get_list(), params! { userId: "u1" })
+        .unwrap()
+        .data
+        .unwrap();
+    assert_eq!(list[3].title, "Todo 4", "rolled back");
+    let key = r.partial_update().key(&params! { id: 4 }).unwrap();
+    assert!(
+        ctrl.snapshot()["meta"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["key"] == key && m["error"].is_string()),
+        "the error is recorded under the mutation's key"
+    );
+}
+
+#[tokio::test]
+async fn r_optm_4_a_failed_delete_brings_the_entity_back_into_every_list() {
+    let (server, ctrl) = setup().await;
+    let r = failing();
+    ctrl.suspense(&r.get_list(), params! { userId: "u1" }).await.unwrap();
+    ctrl.suspense(&r.get_list(), params! { completed: true }).await.unwrap();
+    let mut hold = server.hold("/misbehave/500");
+    let delete = {
+        let (ctrl, r) = (ctrl.clone(), r.clone());
+        tokio::spawn(async move { ctrl.fetch(&r.delete(), params! { id: 6 }).await })
+    };
+    let held = hold.arrived().await;
+    let u1 = ctrl
+        .get_response(&r.get_list(), params! { userId: "u1" })
+        .unwrap()
+        .data
+        .unwrap();
+    let done = ctrl
+        .get_response(&r.get_list(), params! { completed: true })
+        .unwrap()
+        .data
+        .unwrap();
+    assert!(
+        !ids(&u1).contains(&6) && !ids(&done).contains(&6),
+        "gone at once from every list"
+    );
+    held.release();
+    assert!(delete.await.unwrap().is_err());
+    let u1 = ctrl
+        .get_response(&r.get_list(), params! { userId: "u1" })
+        .unwrap()
+        .data
+        .unwrap();
+    let done = ctrl
+        .get_response(&r.get_list(), params! { completed: true })
+        .unwrap()
+        .data
+        .unwrap();
+    assert!(ids(&u1).contains(&6) && ids(&done).contains(&6), "back in every list");
+}
+
+#[tokio::test]
+async fn r_optm_3_a_push_joins_lists_under_a_placeholder_until_the_real_entity_arrives() {
+    let (server, ctrl) = setup().await;
+    let r = optimistic_todos();
+    ctrl.suspense(&r.get_list(), params! { userId: "u2" }).await.unwrap();
+    let mut hold = server.hold("/todos");
+    let push = {
+        let (ctrl, r) = (ctrl.clone(), r.clone());
+        tokio::spawn(async move {
+            ctrl.fetch(&r.get_list().push(), params! { userId: "u2" })
+                .body(&json!({ "title": "drafted" }))
+                .await
+        })
+    };
+    let held = hold.arrived().await;
+    let during = ctrl
+        .get_response(&r.get_list(), params! { userId: "u2" })
+        .unwrap()
+        .data
+        .unwrap();
+    assert_eq!(during.len(), 11);
+    assert_eq!(
+        (during[10].id, during[10].title.as_str()),
+        (0, "drafted"),
+        "no pk yet: the field takes its Default"
+    );
+    assert!(
+        ctrl.snapshot()["entities"]["Todo"]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| !r["pk"].as_str().unwrap().starts_with("optimistic")),
+        "placeholders never reach the committed tables"
+    );
+    held.release();
+    let made = push.await.unwrap().unwrap();
+    let after = ctrl
+        .get_response(&r.get_list(), params! { userId: "u2" })
+        .unwrap()
+        .data
+        .unwrap();
+    assert_eq!(
+        after.len(),
+        11,
+        "the placeholder is gone; the real entity took its place"
+    );
+    assert_eq!(after[10].id, made.id);
+}
+
+#[tokio::test]
+async fn r_optm_3_partial_update_adds_a_layer_only_for_a_cached_entity() {
+    let (server, ctrl) = setup().await;
+    let r = optimistic_todos();
+    let mut hold = server.hold("/todos/8");
+    let patch = {
+        let (ctrl, r) = (ctrl.clone(), r.clone());
+        tokio::spawn(async move {
+            ctrl.fetch(&r.partial_update(), params! { id: 8 })
+                .body(&json!({ "title": "x" }))
+                .await
+        })
+    };
+    let held = hold.arrived().await;
+    let read = ctrl.get_response(&r.get(), params! { id: 8 }).unwrap();
+    assert!(
+        read.data.is_none(),
+        "no layer: a partial entity would be a made-up read"
+    );
+    held.release();
+    patch.await.unwrap().unwrap();
+    assert_eq!(
+        ctrl.get_response(&r.get(), params! { id: 8 })
+            .unwrap()
+            .data
+            .unwrap()
+            .title,
+        "x"
+    );
+}
+
+#[tokio::test]
+async fn r_optm_2_a_layer_loses_to_data_from_a_request_that_started_later() {
+    let (server, ctrl) = setup().await;
+    let r = optimistic_todos();
+    ctrl.suspense(&r.get(), params! { id: 2 }).await.unwrap();
+    let mut hold = server.hold("/todos/2");
+    let patch = {
+        let (ctrl, r) = (ctrl.clone(), r.clone());
+        tokio::spawn(async move {
+            ctrl.fetch(&r.partial_update(), params! { id: 2 })
+                .body(&json!({ "title": "layer" }))
+                .await
+        })
+    };
+    let held = hold.arrived().await;
+    // A GET that starts later (another URL, same entity) commits while the layer is pending.
+    let scoped = resource(ResourceOptions {
+        path: "/users/:user_id/todos/:id".into(),
+        ..Default::default()
+    });
+    assert!(server.upsert_todo(json!({ "id": 2, "userId": "u1", "title": "later" })));
+    ctrl.fetch(&scoped.get(), params! { user_id: "u1", id: 2 })
+        .await
+        .unwrap();
+    assert_eq!(
+        ctrl.get_response(&r.get(), params! { id: 2 })
+            .unwrap()
+            .data
+            .unwrap()
+            .title,
+        "later"
+    );
+    held.release();
+    patch.await.unwrap().unwrap();
+}

@@ -1,0 +1,157 @@
+//! R-SUB-1..5 and R-EXP-5 for subscriptions: first item, exact change detection, polling.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use restcache::Error;
+use restcache::prelude::*;
+use restcache::rest::header::HeaderValue;
+use restcache::rest::{EndpointHooks, RequestInit, ResourceOptions};
+use serde_json::json;
+use tokio::time::Instant;
+
+use crate::fixtures::*;
+
+#[tokio::test]
+async fn r_sub_2_the_first_item_is_the_suspense_outcome() {
+    let (server, ctrl) = setup().await;
+    let mut sub = ctrl.subscribe(&todos().get(), params! { id: 1 });
+    let first = sub.next().await.unwrap().unwrap();
+    assert_eq!(first.title, "Todo 1");
+    let read = ctrl.suspense(&todos().get(), params! { id: 1 }).await.unwrap();
+    assert!(Arc::ptr_eq(&first, &read));
+    assert_eq!(hits(&server, "/todos/1"), 1);
+}
+
+#[tokio::test]
+async fn r_sub_3_a_list_sees_a_change_made_through_another_key_and_nothing_unrelated() {
+    let (_server, ctrl) = setup().await;
+    let mut sub = ctrl.subscribe(&todos().get_list(), params! { userId: "u1" });
+    let first = sub.next().await.unwrap().unwrap();
+    assert!(!first[1].completed);
+    // Unrelated: a todo of another user, and a fresh read of the same list data.
+    ctrl.fetch(&todos().partial_update(), params! { id: 25 })
+        .body(&json!({ "title": "elsewhere" }))
+        .await
+        .unwrap();
+    ctrl.fetch(&todos().get_list(), params! { userId: "u1" }).await.unwrap();
+    // Related: todo 2 is in the list.
+    ctrl.fetch(&todos().partial_update(), params! { id: 2 })
+        .body(&json!({ "completed": true }))
+        .await
+        .unwrap();
+    let next = sub.next().await.unwrap().unwrap();
+    assert!(
+        next[1].completed,
+        "the next item is the related change: nothing came in between"
+    );
+    assert_eq!(next[0], first[0]);
+}
+
+#[tokio::test]
+async fn r_sub_3_expiring_without_a_change_yields_nothing() {
+    let (_server, ctrl) = setup().await;
+    let mut sub = ctrl.subscribe(&todos().get(), params! { id: 3 });
+    sub.next().await.unwrap().unwrap();
+    ctrl.expire_all(&todos().get());
+    // The background refetch brings the same data (R-NORM-9): no item. Then a real change.
+    ctrl.fetch(&todos().get(), params! { id: 3 }).await.unwrap();
+    ctrl.fetch(&todos().partial_update(), params! { id: 3 })
+        .body(&json!({ "title": "changed" }))
+        .await
+        .unwrap();
+    assert_eq!(sub.next().await.unwrap().unwrap().title, "changed");
+}
+
+#[tokio::test]
+async fn r_sub_1_a_mutation_cannot_be_subscribed() {
+    let (server, ctrl) = setup().await;
+    let mut sub = ctrl.subscribe(&todos().delete(), params! { id: 1 });
+    assert!(matches!(sub.next().await, Some(Err(Error::InvalidConfig { .. }))));
+    assert!(sub.next().await.is_none(), "and the stream ends");
+    assert!(server.requests().is_empty());
+}
+
+#[tokio::test]
+async fn r_exp_5_subscriptions_stay_open_across_a_reset() {
+    let (server, ctrl) = setup().await;
+    let mut sub = ctrl.subscribe(&todos().get(), params! { id: 4 });
+    let before = sub.next().await.unwrap().unwrap();
+    assert!(server.upsert_todo(json!({ "id": 4, "userId": "u1", "title": "after reset" })));
+    ctrl.reset();
+    let after = sub.next().await.unwrap().unwrap();
+    assert_eq!((before.title.as_str(), after.title.as_str()), ("Todo 4", "after reset"));
+    assert_eq!(hits(&server, "/todos/4"), 2);
+}
+
+#[tokio::test]
+async fn r_sub_3_a_deleted_entity_is_refetched_and_the_error_yielded() {
+    let (_server, ctrl) = setup().await;
+    let mut sub = ctrl.subscribe(&todos().get(), params! { id: 5 });
+    sub.next().await.unwrap().unwrap();
+    ctrl.fetch(&todos().delete(), params! { id: 5 }).await.unwrap();
+    let gone = sub.next().await.unwrap();
+    assert!(matches!(gone, Err(Error::Network { status: 404, .. })), "{gone:?}");
+}
+
+/// Stamps each request with the paused clock's time since `t0`, in ms.
+struct VirtualTime(Instant);
+
+impl EndpointHooks for VirtualTime {
+    fn request_init(&self, init: &mut RequestInit) {
+        let ms = (Instant::now() - self.0).as_millis().to_string();
+        init.headers
+            .insert("x-virtual-ms", HeaderValue::from_str(&ms).expect("digits"));
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn r_sub_4_polling_follows_the_smallest_frequency_and_stops_with_the_last_stream() {
+    let (server, ctrl) = setup_paused();
+    // Keep the runtime busy so the paused clock moves only when the test advances it (an idle
+    // runtime would jump to the next poll while a request is on the wire).
+    let spinner = tokio::spawn(async {
+        loop {
+            tokio::task::yield_now().await;
+        }
+    });
+    let t0 = Instant::now();
+    let every = |ms: u64| {
+        resource(ResourceOptions {
+            path: "/todos/:id".into(),
+            poll_frequency: Some(Duration::from_millis(ms)),
+            hooks: Some(Arc::new(VirtualTime(t0))),
+            ..Default::default()
+        })
+    };
+    let mut slow = ctrl.subscribe(&every(5000).get(), params! { id: 1 });
+    slow.next().await.unwrap().unwrap();
+    tokio::time::advance(Duration::from_secs(5)).await;
+    server.wait_for_requests(2).await;
+    // A faster stream: the next poll is one new period after the last poll started.
+    let mut fast = ctrl.subscribe(&every(1000).get(), params! { id: 1 });
+    fast.next().await.unwrap().unwrap();
+    tokio::time::advance(Duration::from_secs(1)).await;
+    server.wait_for_requests(3).await;
+    // Back to the slow period when the fast stream goes.
+    drop(fast);
+    tokio::time::advance(Duration::from_secs(4)).await;
+    tokio::time::advance(Duration::from_secs(1)).await;
+    server.wait_for_requests(4).await;
+    drop(slow);
+    tokio::time::advance(Duration::from_secs(60)).await;
+    for _ in 0..100 {
+        tokio::task::yield_now().await;
+    }
+    spinner.abort();
+    let starts: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.header("x-virtual-ms").unwrap_or("-").to_owned())
+        .collect();
+    assert_eq!(
+        starts,
+        ["0", "5000", "6000", "11000"],
+        "polls at their times, none after the last stream"
+    );
+}
