@@ -186,3 +186,47 @@ async fn r_req_5_more_than_ten_redirects_is_a_transport_error() {
     let looped = RestEndpoint::<Value>::builder("/redirect-loop").build().unwrap();
     assert!(matches!(ctrl.fetch(&looped, ()).await, Err(Error::Transport { .. })));
 }
+
+#[tokio::test]
+async fn r_req_4_jar_cookies_are_credentials_too() {
+    for (mode, home_gets, other_gets) in [
+        (Credentials::SameOrigin, true, false),
+        (Credentials::Include, true, true),
+        (Credentials::Omit, false, false),
+    ] {
+        let home = DemoServer::start().await.unwrap();
+        let other = DemoServer::start().await.unwrap();
+        let ctrl = Controller::builder()
+            .base_url(home.base_url())
+            .credentials(mode)
+            .cookie_store(true)
+            .build()
+            .unwrap();
+        let at = |prefix: &str, path: &str, method: Method| {
+            RestEndpoint::<Value>::builder(path)
+                .url_prefix(prefix)
+                .method(method)
+                .build()
+                .unwrap()
+        };
+        // Both origins answer `Set-Cookie: session=demo`.
+        ctrl.fetch(&at("", "/login", Method::POST), ()).await.unwrap();
+        ctrl.fetch(&at(&other.base_url(), "/login", Method::POST), ())
+            .await
+            .unwrap();
+        let seen_home = ctrl.fetch(&at("", "/whoami", Method::GET), ()).await.unwrap();
+        let seen_other = ctrl
+            .fetch(&at(&other.base_url(), "/whoami", Method::GET), ())
+            .await
+            .unwrap();
+        assert_eq!(seen_home["cookie"].as_str().is_some(), home_gets, "{mode:?}: home");
+        assert_eq!(
+            seen_other["cookie"].as_str().is_some(),
+            other_gets,
+            "{mode:?}: other origin"
+        );
+        if home_gets {
+            assert_eq!(seen_home["cookie"], "session=demo");
+        }
+    }
+}

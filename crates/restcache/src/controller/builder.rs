@@ -1,5 +1,7 @@
 //! `Controller::builder()`.
 
+#[cfg(feature = "cookies")]
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::Url;
@@ -7,7 +9,7 @@ use reqwest::Url;
 use super::Controller;
 use crate::error::Error;
 use crate::rest::Credentials;
-use crate::rest::http::{DEFAULT_MAX_RESPONSE_BYTES, Http};
+use crate::rest::http::{DEFAULT_MAX_RESPONSE_BYTES, Http, Jar};
 use crate::store::Store;
 
 /// Configures a [`Controller`].
@@ -25,13 +27,26 @@ use crate::store::Store;
 ///     .build()?;
 /// # Ok::<(), restcache::Error>(())
 /// ```
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct ControllerBuilder {
     base_url: Option<String>,
     client: Option<reqwest::Client>,
     timeout: Option<Duration>,
     max_response_bytes: Option<u64>,
     credentials: Credentials,
+    jar: Option<Jar>,
+}
+
+impl std::fmt::Debug for ControllerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ControllerBuilder")
+            .field("base_url", &self.base_url)
+            .field("timeout", &self.timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("credentials", &self.credentials)
+            .field("cookies", &self.jar.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl ControllerBuilder {
@@ -69,6 +84,21 @@ impl ControllerBuilder {
         self
     }
 
+    /// Keeps cookies in a jar (off by default). Jar cookies are credentials: they are sent, and
+    /// `Set-Cookie` is stored, only as the credentials mode allows (R-REQ-4).
+    #[cfg(feature = "cookies")]
+    pub fn cookie_store(mut self, enable: bool) -> Self {
+        self.jar = enable.then(|| Arc::new(reqwest::cookie::Jar::default()) as Jar);
+        self
+    }
+
+    /// Keeps cookies in this store (for example a jar shared with other clients).
+    #[cfg(feature = "cookies")]
+    pub fn cookie_provider(mut self, store: Arc<dyn reqwest::cookie::CookieStore>) -> Self {
+        self.jar = Some(store);
+        self
+    }
+
     /// Builds the Controller.
     pub fn build(self) -> Result<Controller, Error> {
         let base_url = match self.base_url {
@@ -97,6 +127,7 @@ impl ControllerBuilder {
             timeout: self.timeout,
             max_response_bytes: self.max_response_bytes.unwrap_or(DEFAULT_MAX_RESPONSE_BYTES),
             credentials: self.credentials,
+            jar: self.jar,
         };
         Ok(Controller::from_parts(Store::new(), http))
     }

@@ -1,10 +1,11 @@
 //! One request over reqwest: URL, headers and hooks, credentials, redirects, and the response
 //! read within bounds and decoded (SPEC R-REQ-1..5, R-RESP-1..4).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{
-    ACCEPT, AUTHORIZATION, CONTENT_TYPE, COOKIE, HeaderMap, HeaderValue, LOCATION, PROXY_AUTHORIZATION,
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, COOKIE, HeaderMap, HeaderValue, LOCATION, PROXY_AUTHORIZATION, SET_COOKIE,
 };
 use reqwest::{Method, Url};
 use serde_json::Value;
@@ -31,14 +32,34 @@ fn origin(url: &Url) -> Origin {
     )
 }
 
+/// Where the Controller keeps cookies, when it keeps them.
+#[cfg(feature = "cookies")]
+pub(crate) type Jar = Arc<dyn reqwest::cookie::CookieStore>;
+/// Cookies need the `cookies` feature.
+#[cfg(not(feature = "cookies"))]
+pub(crate) type Jar = Arc<()>;
+
 /// The HTTP side of a Controller: the client and the request policy.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Http {
     pub client: reqwest::Client,
     pub base_url: Option<Url>,
     pub timeout: Option<Duration>,
     pub max_response_bytes: u64,
     pub credentials: Credentials,
+    pub jar: Option<Jar>,
+}
+
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Http")
+            .field("base_url", &self.base_url)
+            .field("timeout", &self.timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("credentials", &self.credentials)
+            .field("cookies", &self.jar.is_some())
+            .finish()
+    }
 }
 
 /// What one fetch sends.
@@ -154,15 +175,27 @@ impl Http {
 
         for hop in 0..=MAX_REDIRECTS {
             let here = origin(&url);
+            let at_home = home.as_ref() == Some(&here);
             let with_credentials = match credentials {
                 Credentials::Omit => false,
-                Credentials::SameOrigin => home.as_ref() == Some(&here),
+                Credentials::SameOrigin => at_home,
                 Credentials::Include => hop == 0 || here == first,
             };
-            let mut request = self.client.request(method.clone(), url.clone()).headers(plain.clone());
+            let mut headers = plain.clone();
             if with_credentials {
-                request = request.headers(secret.clone());
+                headers.extend(secret.clone());
             }
+            // Jar cookies go where credentials may go; in `Include` mode the jar's own domain
+            // rules decide.
+            let jar_allowed = match credentials {
+                Credentials::Omit => false,
+                Credentials::SameOrigin => at_home,
+                Credentials::Include => true,
+            };
+            if jar_allowed {
+                self.add_jar_cookies(&mut headers, &url);
+            }
+            let mut request = self.client.request(method.clone(), url.clone()).headers(headers);
             if let Some(b) = &body {
                 request = request.body(b.clone());
             }
@@ -170,6 +203,9 @@ impl Http {
                 request = request.timeout(t);
             }
             let response = request.send().await.map_err(|e| transport(&url, &e))?;
+            if jar_allowed {
+                self.store_cookies(&response, &url);
+            }
             let status = response.status().as_u16();
             if matches!(status, 301 | 302 | 303 | 307 | 308) {
                 let next = response
@@ -199,6 +235,37 @@ impl Http {
             return self.read(response, &url, out.ignore_body).await;
         }
         unreachable!("the loop returns on its last hop")
+    }
+
+    /// Adds the jar's cookies for `url` to the `Cookie` header.
+    fn add_jar_cookies(&self, headers: &mut HeaderMap, url: &Url) {
+        #[cfg(feature = "cookies")]
+        if let Some(jar) = &self.jar
+            && let Some(cookies) = jar.cookies(url)
+        {
+            let value = match headers.get(COOKIE) {
+                Some(set) => {
+                    let mut joined = set.as_bytes().to_vec();
+                    joined.extend_from_slice(b"; ");
+                    joined.extend_from_slice(cookies.as_bytes());
+                    HeaderValue::from_bytes(&joined).unwrap_or(cookies)
+                }
+                None => cookies,
+            };
+            headers.insert(COOKIE, value);
+        }
+        #[cfg(not(feature = "cookies"))]
+        let _ = (headers, url);
+    }
+
+    /// Stores the response's `Set-Cookie` headers in the jar.
+    fn store_cookies(&self, response: &reqwest::Response, url: &Url) {
+        #[cfg(feature = "cookies")]
+        if let Some(jar) = &self.jar {
+            jar.set_cookies(&mut response.headers().get_all(SET_COOKIE).iter(), url);
+        }
+        #[cfg(not(feature = "cookies"))]
+        let _ = (response, url, SET_COOKIE);
     }
 
     /// Reads at most `limit` bytes of the body; `Ok(None)` when there were more.
