@@ -4,6 +4,7 @@
 //! HTTP. `cargo run --example todos -- --base-url http://host:port` talks to any server with
 //! the conventional routes instead: `GET /todos`, `POST /todos`, `GET|PATCH|DELETE /todos/:id`.
 
+use std::io::Write;
 use std::time::Duration;
 
 use restcache::prelude::*;
@@ -39,56 +40,57 @@ fn summary(todos: &[Todo]) -> String {
 }
 
 /// Waits (briefly) for the live stream's next item and prints it.
-async fn show_live(live: &mut restcache::controller::Subscription<Vec<Todo>>) {
+async fn show_live(
+    live: &mut restcache::controller::Subscription<Vec<Todo>>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     match tokio::time::timeout(Duration::from_secs(5), live.next()).await {
-        Ok(Some(Ok(list))) => println!("   live stream: the list now has {}", summary(&list)),
-        Ok(Some(Err(e))) => println!("   live stream: {e}"),
-        _ => println!("   live stream: no change"),
+        Ok(Some(Ok(list))) => writeln!(out, "   live stream: the list now has {}", summary(&list)),
+        Ok(Some(Err(e))) => writeln!(out, "   live stream: {e}"),
+        _ => writeln!(out, "   live stream: no change"),
     }
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let (base_url, server) = match (args.next().as_deref(), args.next()) {
-        (Some("--base-url"), Some(url)) => (url, None),
-        (None, _) => {
-            let server = demo_api::DemoServer::start().await?;
-            println!("Started the demo API at {}", server.base_url());
-            (server.base_url(), Some(server))
-        }
-        _ => return Err("usage: todos [--base-url URL]".into()),
-    };
-    let ctrl = Controller::builder().base_url(&base_url).build()?;
-
+/// Runs the example against a server at `base_url`, writing what it does to `out`.
+pub async fn run(base_url: &str, out: &mut impl Write) -> Result<(), Box<dyn std::error::Error>> {
+    let ctrl = Controller::builder().base_url(base_url).build()?;
     // A live view of the list: its first item is the list itself, then one per change.
     let mut live = ctrl.subscribe(&TodoResource::get_list(), ());
     let list = ctrl.suspense(&TodoResource::get_list(), ()).await?;
-    println!("\n1. GET /todos: {}", summary(&list));
+    writeln!(out, "\n1. GET /todos: {}", summary(&list))?;
     for t in list.iter().take(3) {
-        println!("   [{}] #{} {}", if t.completed { "x" } else { " " }, t.id, t.title);
+        writeln!(
+            out,
+            "   [{}] #{} {}",
+            if t.completed { "x" } else { " " },
+            t.id,
+            t.title
+        )?;
     }
-    show_live(&mut live).await;
+    show_live(&mut live, out).await?;
 
+    // `get_response` only looks at the cache; suspense fetches only what is missing or invalid.
     let first = &list[0];
+    let status = ctrl
+        .get_response(&TodoResource::get(), params! { id: &first.id })?
+        .status;
     let one = ctrl.suspense(&TodoResource::get(), params! { id: &first.id }).await?;
-    println!(
-        "\n2. Todo #{} read without a request (it was in the cached list): {:?}",
+    writeln!(
+        out,
+        "\n2. Todo #{} read without a request (the cached list had it, status {status:?}): {:?}",
         one.id, one.title
-    );
-    if let Some(server) = &server {
-        println!("   the demo API has seen {} request(s) so far", server.requests().len());
-    }
+    )?;
 
     let made = ctrl
         .fetch(&TodoResource::get_list().push(), ())
         .body(&json!({ "title": "Try restcache", "completed": false }))
         .await?;
-    println!(
+    writeln!(
+        out,
         "\n3. POST /todos created #{} {:?}; it joined the cached list.",
         made.id, made.title
-    );
-    show_live(&mut live).await;
+    )?;
+    show_live(&mut live, out).await?;
 
     ctrl.fetch(&TodoResource::partial_update(), params! { id: &first.id })
         .body(&json!({ "completed": true }))
@@ -98,11 +100,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .data
         .unwrap_or_default();
     let updated = cached.iter().find(|t| t.id == first.id).is_some_and(|t| t.completed);
-    println!(
+    writeln!(
+        out,
         "\n4. PATCH /todos/{} completed it; the cached list agrees: completed = {updated}",
         first.id
-    );
-    show_live(&mut live).await;
+    )?;
+    show_live(&mut live, out).await?;
 
     ctrl.fetch(&TodoResource::delete(), params! { id: &made.id }).await?;
     let cached = ctrl
@@ -110,18 +113,35 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .data
         .unwrap_or_default();
     let still_there = cached.iter().any(|t| t.id == made.id);
-    println!(
+    writeln!(
+        out,
         "\n5. DELETE /todos/{} removed it from every list: still listed = {still_there}",
         made.id
-    );
-    show_live(&mut live).await;
+    )?;
+    show_live(&mut live, out).await?;
 
     let all = ctrl
         .suspense(&TodoResource::get_list().with_schema::<All<Todo>>(), ())
         .await?;
-    println!(
+    writeln!(
+        out,
         "\n6. All<Todo>: {} in the cache, whichever request brought them.",
         summary(&all)
-    );
+    )?;
     Ok(())
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let (base_url, _server) = match (args.next().as_deref(), args.next()) {
+        (Some("--base-url"), Some(url)) => (url, None),
+        (None, _) => {
+            let server = demo_api::DemoServer::start().await?;
+            println!("Started the demo API at {}", server.base_url());
+            (server.base_url(), Some(server))
+        }
+        _ => return Err("usage: todos [--base-url URL]".into()),
+    };
+    run(&base_url, &mut std::io::stdout()).await
 }
