@@ -124,20 +124,26 @@ async fn r_sub_4_polling_follows_the_smallest_frequency_and_stops_with_the_last_
             ..Default::default()
         })
     };
+    // Each poll brings new data, so the stream's next item marks its commit: no poll is still
+    // in flight (where the next one would join it) when the clock moves on.
+    let retitle = |title: &str| assert!(server.upsert_todo(json!({ "id": 1, "userId": "u1", "title": title })));
     let mut slow = ctrl.subscribe(&every(5000).get(), params! { id: 1 });
     slow.next().await.unwrap().unwrap();
+    retitle("polled at 5 s");
     tokio::time::advance(Duration::from_secs(5)).await;
-    server.wait_for_requests(2).await;
+    assert_eq!(slow.next().await.unwrap().unwrap().title, "polled at 5 s");
     // A faster stream: the next poll is one new period after the last poll started.
     let mut fast = ctrl.subscribe(&every(1000).get(), params! { id: 1 });
     fast.next().await.unwrap().unwrap();
+    retitle("polled at 6 s");
     tokio::time::advance(Duration::from_secs(1)).await;
-    server.wait_for_requests(3).await;
+    assert_eq!(slow.next().await.unwrap().unwrap().title, "polled at 6 s");
     // Back to the slow period when the fast stream goes.
     drop(fast);
+    retitle("polled at 11 s");
     tokio::time::advance(Duration::from_secs(4)).await;
     tokio::time::advance(Duration::from_secs(1)).await;
-    server.wait_for_requests(4).await;
+    assert_eq!(slow.next().await.unwrap().unwrap().title, "polled at 11 s");
     drop(slow);
     tokio::time::advance(Duration::from_secs(60)).await;
     for _ in 0..100 {

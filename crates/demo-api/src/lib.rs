@@ -82,6 +82,8 @@
 //! # }
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod client;
 mod data;
 mod error;

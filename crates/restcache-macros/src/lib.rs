@@ -11,6 +11,8 @@
 //! always takes its `Default`); `flatten` is a compile error. `#[serde(...)]` may be written even
 //! on a type that does not derive serde's traits.
 
+#![warn(missing_docs)]
+
 mod entity;
 mod fields;
 mod object;

@@ -1,36 +1,67 @@
-//! restcache: declare REST resources in Rust and keep what they return in one normalized,
-//! shared cache, so an entity updated by one request is updated in every read.
+//! restcache: declare the REST resources a program talks to, and keep everything they return in
+//! one normalized cache.
 //!
-//! This release holds the engine: entities, schemas as types, normalization into entity tables
-//! and the [`Store`] that reads them back. Resources over HTTP and the `Controller` follow.
+//! Each entity is stored once, by type and primary key, so an entity updated by one response is
+//! updated in every list and detail view that shows it. Reads go through the cache
+//! ([`Controller::suspense`]), live views follow it ([`Controller::subscribe`]), and mutations of
+//! `optimistic` resources show their outcome before the server answers.
 //!
 //! ```
 //! use restcache::prelude::*;
 //! use serde_json::json;
 //!
 //! #[derive(Clone, Debug, Default, PartialEq, Entity)]
-//! struct User { #[entity(pk)] id: String, name: String }
-//!
-//! #[derive(Clone, Debug, Default, PartialEq, Entity)]
+//! #[serde(rename_all = "camelCase")]
 //! struct Todo {
-//!     #[entity(pk)] id: String,
+//!     #[entity(pk)]
+//!     id: u64,
+//!     user_id: String,
 //!     title: String,
 //!     completed: bool,
-//!     #[entity(schema)] owner: Option<User>,
 //! }
 //!
-//! let mut store = Store::new();
-//! store.set_response::<Collection<Vec<Todo>>>(
-//!     "GET /todos",
-//!     &(),
-//!     &json!([{ "id": "1", "title": "ship", "owner": { "id": "u1", "name": "Ada" } }]),
-//! )?;
-//! // Another response updates the user; the list sees it without refetching.
-//! store.set_response::<User>("GET /users/u1", &(), &json!({ "id": "u1", "name": "Ada L." }))?;
-//! let todos = store.get_response::<Collection<Vec<Todo>>>("GET /todos", &())?.data.unwrap();
-//! assert_eq!(todos[0].owner.as_ref().unwrap().name, "Ada L.");
-//! # Ok::<(), restcache::Error>(())
+//! resource! {
+//!     #[resource(path = "/todos/:id", schema = Todo, pagination_field = "page")]
+//!     pub struct TodoResource;
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let server = demo_api::DemoServer::start().await?;
+//! let ctrl = Controller::builder().base_url(server.base_url()).build()?;
+//!
+//! // GET /todos?userId=u1, then a read of one of them without a request.
+//! let todos = ctrl.suspense(&TodoResource::get_list(), params! { userId: "u1" }).await?;
+//! let first = ctrl.suspense(&TodoResource::get(), params! { id: todos[0].id }).await?;
+//! assert_eq!(server.requests().len(), 1);
+//!
+//! // A live view: first the list, then one item per change.
+//! let mut live = ctrl.subscribe(&TodoResource::get_list(), params! { userId: "u1" });
+//! assert_eq!(live.next().await.unwrap()?.len(), 10);
+//!
+//! // PATCH one todo: the list sees it.
+//! ctrl.fetch(&TodoResource::partial_update(), params! { id: first.id })
+//!     .body(&json!({ "completed": true }))
+//!     .await?;
+//! assert!(live.next().await.unwrap()?[0].completed);
+//!
+//! // Create one: it joins the lists whose filters it matches. Delete it: it leaves them all.
+//! let made = ctrl.fetch(&TodoResource::get_list().push(), params! { userId: "u1" })
+//!     .body(&json!({ "title": "Try restcache" }))
+//!     .await?;
+//! assert_eq!(live.next().await.unwrap()?.len(), 11);
+//! ctrl.fetch(&TodoResource::delete(), params! { id: made.id }).await?;
+//! assert_eq!(live.next().await.unwrap()?.len(), 10);
+//! # Ok(())
+//! # }
 //! ```
+//!
+//! Where to look:
+//! - [`schema`]: schemas as types — [`Entity`], [`Union`], [`Schema`] objects,
+//!   [`Collection`](schema::Collection), [`Invalidate`](schema::Invalidate), [`All`](schema::All).
+//! - [`resource!`] and [`rest`]: members, URLs and keys, hooks, credentials.
+//! - [`Controller`]: fetch, suspense, subscribe, invalidate, expire, reset, optimistic updates.
+//! - [`Store`]: the normalized cache itself, synchronous and free of I/O.
 #![warn(missing_docs)]
 
 pub mod controller;

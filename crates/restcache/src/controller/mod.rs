@@ -49,8 +49,9 @@ pub(crate) struct Inner {
 /// One cheap-to-clone handle on a cache and an HTTP client: fetches members, reads through the
 /// cache (`suspense`), follows changes (`subscribe`), invalidates, expires and resets.
 ///
-/// ```no_run
+/// ```
 /// use restcache::prelude::*;
+/// use std::sync::Arc;
 ///
 /// #[derive(Clone, Debug, Default, PartialEq, Entity)]
 /// struct Todo { #[entity(pk)] id: u64, title: String }
@@ -60,12 +61,16 @@ pub(crate) struct Inner {
 ///     pub struct TodoResource;
 /// }
 ///
-/// # async fn run() -> Result<(), restcache::Error> {
-/// let ctrl = Controller::builder().base_url("http://127.0.0.1:3000").build()?;
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = demo_api::DemoServer::start().await?;
+/// let ctrl = Controller::builder().base_url(server.base_url()).build()?;
 /// let todo = ctrl.suspense(&TodoResource::get(), params! { id: 1 }).await?;   // fetches once
 /// let again = ctrl.suspense(&TodoResource::get(), params! { id: 1 }).await?;  // from the cache
-/// assert!(std::sync::Arc::ptr_eq(&todo, &again));
-/// # Ok(()) }
+/// assert!(Arc::ptr_eq(&todo, &again));
+/// assert_eq!(server.requests().len(), 1);
+/// # Ok(())
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct Controller {

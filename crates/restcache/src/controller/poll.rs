@@ -91,15 +91,17 @@ async fn poll_loop<S: Schema>(ctrl: Controller, req: Prepared, mut period: watch
         let anchor = last_start.or_else(|| ctrl.inner.store.lock().meta(&req.key).map(|m| m.written_at));
         let at = anchor.map_or_else(Instant::now, |t| (t + every).max(Instant::now()));
         tokio::select! {
-            () = tokio::time::sleep_until(at) => {
-                last_start = Some(Instant::now());
-                drop(ctrl.start::<S>(req.clone()));
-            }
+            // A new period applies before the next poll is decided.
+            biased;
             changed = period.changed() => {
                 if changed.is_err() {
                     return;
                 }
                 every = *period.borrow_and_update();
+            }
+            () = tokio::time::sleep_until(at) => {
+                last_start = Some(Instant::now());
+                drop(ctrl.start::<S>(req.clone()));
             }
         }
     }

@@ -42,6 +42,11 @@ impl<T> Subscription<T> {
     pub async fn next(&mut self) -> Option<Result<Arc<T>, Error>> {
         self.items.recv().await
     }
+
+    /// The next item if one is ready now, without waiting.
+    pub fn try_next(&mut self) -> Option<Result<Arc<T>, Error>> {
+        self.items.try_recv().ok()
+    }
 }
 
 impl<T> Stream for Subscription<T> {
