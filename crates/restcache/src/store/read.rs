@@ -143,6 +143,23 @@ impl Store {
         read
     }
 
+    /// Benchmarks only: reads `key` without the memo (every call builds the output anew).
+    #[doc(hidden)]
+    pub fn __read_uncached<S: Schema>(&self, key: &str, args: &impl Serialize) -> Option<S::Output> {
+        let args = Value::Object(args_map(args).ok()?);
+        let mut ctx = DenormalizeCtx::new(self.read_tables(), &args);
+        match self.read_result(key) {
+            Some(r) => S::denormalize(&r.value, &mut ctx).ok(),
+            None => S::query(&mut ctx)?.ok(),
+        }
+    }
+
+    /// Benchmarks only: forgets every memoized read, so the next read is cold.
+    #[doc(hidden)]
+    pub fn __clear_memo(&self) {
+        self.memo.lock().entries.clear();
+    }
+
     fn found<S: Schema>(&self, found: &Found, deps: &Deps, query_mode: bool) -> Read<S::Output> {
         let touched_expiry = if query_mode {
             deps.slots

@@ -1,0 +1,773 @@
+//! Normalize/denormalize benchmarks: the workloads of the performance issue, on the fixture files
+//! of `../shared/bench-data` (override with `RESTCACHE_BENCH_DATA`), compared with the reference
+//! figures of `BASELINE.md` in that folder.
+//!
+//! ```text
+//! cargo bench --bench normalizr                      # readable table with the reference ratios
+//! cargo bench --bench normalizr -- --json            # one JSON object per workload, per line
+//! cargo bench --bench normalizr -- --json --quick    # what CI runs: tiny runs, N ≤ 10,000
+//! cargo bench --bench normalizr -- --filter scale    # only the workloads whose name contains it
+//! ```
+//!
+//! Timing: a hand-written loop. Each workload warms up, then runs until its timed total reaches
+//! the target (1 s, or 5 ms with `--quick`); the reported figure is the mean per operation.
+//! Preparation (loading and parsing the files, generating the Todo lists, filling the stores) is
+//! outside the timed region, and so is dropping what an operation returns.
+//!
+//! - Workloads without per-call setup are timed in batches (at least ~20 µs per batch) and their
+//!   results are kept in a vector until the batch's clock has stopped.
+//! - Workloads with per-call setup (a fresh `Store`, or `__clear_memo()` before a cold read) time
+//!   every call on its own; the setup is untimed, and the measured cost of reading the clock
+//!   (a few tens of ns) is subtracted from each call.
+//!
+//! Store creation: `normalizeLong`, `normalizeOne GithubUser` and `scale normalize N` write into a
+//! `Store::new()` made *outside* the timed region (one per call); `setResponse long empty-store`
+//! creates its store *inside* it. In this API a memoized read is `get_response`, so
+//! `denormalizeLong withCache`/`memo-cold` and `getResponse long withCache`/`memo-cold` time the
+//! same call; both names are kept to line up with the reference.
+//!
+//! Before anything runs, the Todo generator is checked against `todos-{100,1000,10000}.json`
+//! (byte-equal `serde_json::to_string`); the process exits with status 1 if it differs.
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use restcache::prelude::*;
+use restcache::store::WriteOptions;
+use serde::Serialize;
+use serde_json::Value;
+
+// ---------------------------------------------------------------------------------------------
+// Schemas (see the bench-data README for the shapes).
+
+/// A build type of the long list.
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+#[entity(key = "BuildTypeDescription")]
+#[serde(rename_all = "camelCase")]
+struct BuildType {
+    #[entity(pk)]
+    id: String,
+    internal_id: String,
+    name: String,
+    #[serde(rename = "type")]
+    kind: String,
+    paused: bool,
+    project_id: String,
+    description: Option<String>,
+}
+
+/// `{ buildType: [BuildType] }`, nested in a project.
+#[derive(Clone, Debug, Default, PartialEq, Schema)]
+#[serde(rename_all = "camelCase")]
+struct BuildTypes {
+    #[schema(nested)]
+    build_type: Vec<BuildType>,
+}
+
+/// A project of the long list.
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+#[entity(key = "ProjectWithBuildTypesDescription")]
+#[serde(rename_all = "camelCase")]
+struct Project {
+    #[entity(pk)]
+    id: String,
+    internal_id: String,
+    name: String,
+    parent_project_id: String,
+    archived: bool,
+    description: Option<String>,
+    #[entity(schema)]
+    build_types: BuildTypes,
+}
+
+/// `projects.json`: `{ project: [Project] }`.
+#[derive(Clone, Debug, Default, PartialEq, Schema)]
+struct ProjectList {
+    #[schema(nested)]
+    project: Vec<Project>,
+}
+
+/// `{ project: All<Project> }`: the list comes from the table.
+#[derive(Clone, Debug, Default, PartialEq, Schema)]
+struct AllProjects {
+    #[schema(nested)]
+    project: All<Project>,
+}
+
+/// `github-user.json`: one flat entity of 32 fields, pk `login`.
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+#[entity(key = "GithubUser")]
+struct GithubUser {
+    #[entity(pk)]
+    login: String,
+    id: u64,
+    node_id: String,
+    avatar_url: String,
+    gravatar_id: String,
+    url: String,
+    html_url: String,
+    followers_url: String,
+    following_url: String,
+    gists_url: String,
+    starred_url: String,
+    subscriptions_url: String,
+    organizations_url: String,
+    repos_url: String,
+    events_url: String,
+    received_events_url: String,
+    #[serde(rename = "type")]
+    kind: String,
+    site_admin: bool,
+    name: Option<String>,
+    company: Option<String>,
+    blog: Option<String>,
+    location: Option<String>,
+    email: Option<String>,
+    hireable: Option<bool>,
+    bio: Option<String>,
+    twitter_username: Option<String>,
+    public_repos: u64,
+    public_gists: u64,
+    followers: u64,
+    following: u64,
+    created_at: String,
+    updated_at: String,
+}
+
+/// The user of a generated todo.
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+#[entity(key = "User")]
+struct User {
+    #[entity(pk)]
+    id: u64,
+    name: String,
+}
+
+/// A generated todo.
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+#[entity(key = "Todo")]
+struct Todo {
+    #[entity(pk)]
+    id: u64,
+    title: String,
+    completed: bool,
+    #[entity(schema)]
+    user: User,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Todo generator of the README (field order = the files' key order).
+
+#[derive(Serialize)]
+struct GenUser {
+    id: u64,
+    name: String,
+}
+
+#[derive(Serialize)]
+struct GenTodo {
+    id: u64,
+    title: String,
+    completed: bool,
+    user: GenUser,
+}
+
+fn generate_todos(n: usize) -> Vec<GenTodo> {
+    let users = (n / 10).max(1);
+    (0..n)
+        .map(|i| {
+            let u = (i % users + 1) as u64;
+            GenTodo {
+                id: i as u64 + 1,
+                title: format!("Todo {}", i + 1),
+                completed: i % 3 == 0,
+                user: GenUser {
+                    id: u,
+                    name: format!("User {u}"),
+                },
+            }
+        })
+        .collect()
+}
+
+/// The Todo list of size `n` as a JSON value, built in memory.
+fn todos_value(n: usize) -> Value {
+    serde_json::to_value(generate_todos(n)).expect("todos serialize")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures.
+
+const LONG_KEY: &str = "GET /projects";
+const ALL_PROJECTS_KEY: &str = "GET /projects/all";
+const USER_KEY: &str = "GET /users/gnoff";
+const ONE_PROJECT: &str = "OpenSourceProjects_AbsaOSS_Commons";
+const TODOS_KEY: &str = "GET /todos";
+const ALL_TODOS_KEY: &str = "GET /todos/all";
+const LONG_ITEMS: u64 = 2_826;
+
+fn data_dir() -> PathBuf {
+    match std::env::var_os("RESTCACHE_BENCH_DATA") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/bench-data")),
+    }
+}
+
+fn read_fixture(name: &str) -> Result<String, String> {
+    let path = data_dir().join(name);
+    std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn load_json(name: &str) -> Result<Value, String> {
+    serde_json::from_str(&read_fixture(name)?).map_err(|e| format!("{name} does not parse: {e}"))
+}
+
+/// The generator against the stored files, byte for byte.
+fn check_generator() -> Result<(), String> {
+    for n in [100, 1_000, 10_000] {
+        let file = format!("todos-{n}.json");
+        let stored = read_fixture(&file)?;
+        let generated = serde_json::to_string(&generate_todos(n)).expect("todos serialize");
+        if generated != stored {
+            let at = generated
+                .bytes()
+                .zip(stored.bytes())
+                .position(|(a, b)| a != b)
+                .unwrap_or(generated.len().min(stored.len()));
+            return Err(format!(
+                "the Todo generator differs from {file} at byte {at} (generated {} bytes, file {} bytes)",
+                generated.len(),
+                stored.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference figures: BASELINE.md in the bench-data folder (name, items, mean µs, ops/s).
+
+const BASELINE: &[(&str, u64, f64, f64)] = &[
+    ("normalizeLong", 2_826, 1_670.0, 599.0),
+    ("normalizeLong withMerge", 2_826, 3_700.0, 270.0),
+    ("denormalizeLong donotcache", 2_826, 770.0, 1_300.0),
+    ("denormalizeLong memo-cold", 2_826, 2_390.0, 418.0),
+    ("denormalizeLong withCache", 2_826, 77.6, 12_900.0),
+    ("queryAll memo-cold", 2_826, 2_540.0, 394.0),
+    ("queryAll withCache", 2_826, 86.4, 11_600.0),
+    ("normalizeOne GithubUser", 1, 0.883, 1_130_000.0),
+    ("denormalizeOne GithubUser donotcache", 1, 0.500, 2_000_000.0),
+    ("denormalizeOne GithubUser memo-cold", 1, 0.826, 1_210_000.0),
+    ("denormalizeOne GithubUser withCache", 1, 0.185, 5_410_000.0),
+    ("denormalizeOne Project donotcache", 4, 0.805, 1_240_000.0),
+    ("setResponse long empty-store", 2_826, 2_020.0, 495.0),
+    ("setResponse long withMerge", 2_826, 3_590.0, 279.0),
+    ("getResponse long withCache", 2_826, 153.0, 6_540.0),
+    ("getResponse long memo-cold", 2_826, 2_630.0, 380.0),
+    ("scale normalize 100", 100, 72.3, 13_800.0),
+    ("scale denormalize donotcache 100", 100, 33.0, 30_300.0),
+    ("scale denormalize memo-cold 100", 100, 83.2, 12_000.0),
+    ("scale denormalize withCache 100", 100, 4.34, 230_000.0),
+    ("scale queryAll memo-cold 100", 100, 84.8, 11_800.0),
+    ("scale normalize 1000", 1_000, 730.0, 1_370.0),
+    ("scale denormalize donotcache 1000", 1_000, 350.0, 2_860.0),
+    ("scale denormalize memo-cold 1000", 1_000, 911.0, 1_100.0),
+    ("scale denormalize withCache 1000", 1_000, 49.7, 20_100.0),
+    ("scale queryAll memo-cold 1000", 1_000, 1_120.0, 893.0),
+    ("scale normalize 10000", 10_000, 11_000.0, 90.9),
+    ("scale denormalize donotcache 10000", 10_000, 4_590.0, 218.0),
+    ("scale denormalize memo-cold 10000", 10_000, 33_600.0, 29.8),
+    ("scale denormalize withCache 10000", 10_000, 593.0, 1_690.0),
+    ("scale queryAll memo-cold 10000", 10_000, 36_700.0, 27.2),
+    ("scale normalize 100000", 100_000, 240_000.0, 4.17),
+    ("scale denormalize donotcache 100000", 100_000, 78_000.0, 12.8),
+    ("scale denormalize memo-cold 100000", 100_000, 521_000.0, 1.92),
+    ("scale denormalize withCache 100000", 100_000, 5_890.0, 170.0),
+    ("scale queryAll memo-cold 100000", 100_000, 542_000.0, 1.85),
+];
+
+fn reference_ops(name: &str) -> Option<f64> {
+    BASELINE.iter().find(|b| b.0 == name).map(|b| b.3)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The timing loop.
+
+struct Bench {
+    json: bool,
+    filter: Option<String>,
+    /// Timed total each workload aims for.
+    target: Duration,
+    /// Warm-up time (at least one call).
+    warmup: Duration,
+    /// The cost of reading the clock twice, subtracted from individually timed calls.
+    clock_ns: f64,
+    ran: usize,
+}
+
+impl Bench {
+    fn wants(&self, name: &str) -> bool {
+        self.filter.as_deref().is_none_or(|f| name.contains(f))
+    }
+
+    fn wants_any(&self, names: &[&str]) -> bool {
+        names.iter().any(|n| self.wants(n))
+    }
+
+    /// Times `routine` in batches, keeping its results alive until the clock has stopped.
+    fn run<O>(&mut self, name: &str, items: u64, mut routine: impl FnMut() -> O) {
+        if !self.wants(name) {
+            return;
+        }
+        let start = Instant::now();
+        let mut warm = 0u32;
+        while warm == 0 || start.elapsed() < self.warmup {
+            drop(black_box(routine()));
+            warm += 1;
+        }
+        let per_call = start.elapsed().as_secs_f64() / f64::from(warm);
+        let batch = ((20e-6 / per_call).ceil() as usize).clamp(1, 10_000);
+        let mut outputs = Vec::with_capacity(batch);
+        let (mut timed, mut calls) = (Duration::ZERO, 0u64);
+        let wall = Instant::now();
+        while timed < self.target && (calls == 0 || wall.elapsed() < self.target * 4) {
+            let t0 = Instant::now();
+            for _ in 0..batch {
+                outputs.push(black_box(routine()));
+            }
+            timed += t0.elapsed();
+            calls += batch as u64;
+            outputs.clear();
+        }
+        self.report(name, items, timed.as_nanos() as f64 / calls as f64, calls);
+    }
+
+    /// Times `routine` call by call, each after an untimed `setup`; the result is dropped after
+    /// the clock has stopped.
+    fn run_with<I, O>(
+        &mut self,
+        name: &str,
+        items: u64,
+        mut setup: impl FnMut() -> I,
+        mut routine: impl FnMut(I) -> O,
+    ) {
+        if !self.wants(name) {
+            return;
+        }
+        let start = Instant::now();
+        let mut warm = 0u32;
+        while warm == 0 || start.elapsed() < self.warmup {
+            let input = setup();
+            drop(black_box(routine(black_box(input))));
+            warm += 1;
+        }
+        let (mut timed_ns, mut calls) = (0f64, 0u64);
+        let wall = Instant::now();
+        let target_ns = self.target.as_nanos() as f64;
+        while timed_ns < target_ns && (calls == 0 || wall.elapsed() < self.target * 4) {
+            let input = setup();
+            let t0 = Instant::now();
+            let out = black_box(routine(black_box(input)));
+            let dt = t0.elapsed();
+            drop(out);
+            timed_ns += (dt.as_nanos() as f64 - self.clock_ns).max(0.0);
+            calls += 1;
+        }
+        self.report(name, items, timed_ns / calls as f64, calls);
+    }
+
+    fn report(&mut self, name: &str, items: u64, mean_ns: f64, calls: u64) {
+        self.ran += 1;
+        let mean_ns = mean_ns.max(0.1);
+        let ops = 1e9 / mean_ns;
+        let ns_per_item = mean_ns / items as f64;
+        let mut out = std::io::stdout().lock();
+        if self.json {
+            let line = serde_json::json!({
+                "name": name,
+                "ops_per_sec": round_sig(ops),
+                "mean_us": round_sig(mean_ns / 1e3),
+                "items": items,
+                "ns_per_item": round_sig(ns_per_item),
+            });
+            let _ = writeln!(out, "{line}");
+        } else {
+            let mut row = format!(
+                "{name:<40} {:>14} {:>14} {:>12} {:>10}",
+                fmt_us(mean_ns / 1e3),
+                fmt_num(ops),
+                fmt_num(ns_per_item),
+                calls
+            );
+            match reference_ops(name) {
+                Some(r) => {
+                    let _ = write!(row, " {:>12} {:>7.2}×", fmt_num(r), ops / r);
+                }
+                None => row.push_str(&format!(" {:>12} {:>8}", "—", "—")),
+            }
+            let _ = writeln!(out, "{row}");
+        }
+        let _ = out.flush();
+    }
+}
+
+/// Four significant digits: enough for figures that are noisy to ±20%, and short.
+fn round_sig(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(3 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
+}
+
+fn fmt_num(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 1.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+fn fmt_us(us: f64) -> String {
+    format!("{} µs", fmt_num(us))
+}
+
+/// The mean cost of `Instant::now()` + `elapsed()`, the overhead of timing one call.
+fn clock_overhead_ns() -> f64 {
+    let n = 20_000;
+    let t0 = Instant::now();
+    let mut sink = Duration::ZERO;
+    for _ in 0..n {
+        let t = Instant::now();
+        sink += black_box(t.elapsed());
+    }
+    black_box(sink);
+    t0.elapsed().as_nanos() as f64 / f64::from(n)
+}
+
+fn note(msg: &str) {
+    eprintln!("[normalizr] {msg}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workloads.
+
+fn long_workloads(b: &mut Bench) -> Result<(), String> {
+    let names = [
+        "normalizeLong",
+        "normalizeLong withMerge",
+        "denormalizeLong donotcache",
+        "denormalizeLong memo-cold",
+        "denormalizeLong withCache",
+        "queryAll memo-cold",
+        "queryAll withCache",
+        "denormalizeOne Project donotcache",
+        "setResponse long empty-store",
+        "setResponse long withMerge",
+        "getResponse long withCache",
+        "getResponse long memo-cold",
+    ];
+    if !b.wants_any(&names) {
+        return Ok(());
+    }
+    let long = load_json("projects.json")?;
+    let err = |e: restcache::Error| e.to_string();
+
+    // The store every read works on: the long list under its key, and `{ project: All<Project> }`
+    // under another (its stored result holds no entity; the list comes from the table).
+    let mut store = Store::new();
+    store.set_response::<ProjectList>(LONG_KEY, &(), &long).map_err(err)?;
+    store
+        .set_response::<AllProjects>(ALL_PROJECTS_KEY, &(), &serde_json::json!({ "project": [] }))
+        .map_err(err)?;
+    let read = store.get_response::<ProjectList>(LONG_KEY, &()).map_err(err)?;
+    let list = read.data.ok_or("the long list does not read back")?;
+    let build_types: usize = list.project.iter().map(|p| p.build_types.build_type.len()).sum();
+    if (list.project.len(), build_types) != (709, 2_117) {
+        return Err(format!(
+            "the long list read back {} projects, {build_types} build types",
+            list.project.len()
+        ));
+    }
+    let again = store.get_response::<ProjectList>(LONG_KEY, &()).map_err(err)?.data;
+    if !again.is_some_and(|a| Arc::ptr_eq(&a, &list)) {
+        return Err("a second read of the unchanged long list is not the same Arc".into());
+    }
+    let all = store
+        .get_response::<AllProjects>(ALL_PROJECTS_KEY, &())
+        .map_err(err)?
+        .data;
+    let all = all.ok_or("queryAll does not read")?;
+    if all.project.len() != 709 {
+        return Err(format!("queryAll read {} projects", all.project.len()));
+    }
+    let all_again = store
+        .get_response::<AllProjects>(ALL_PROJECTS_KEY, &())
+        .map_err(err)?
+        .data;
+    if !all_again.is_some_and(|a| Arc::ptr_eq(&a, &all)) {
+        return Err("a second queryAll read is not the same Arc".into());
+    }
+    drop((list, all));
+    let one_args = serde_json::json!({ "id": ONE_PROJECT });
+    let one = store.__read_uncached::<Project>("GET /projects/one", &one_args);
+    if one.as_ref().map(|p| p.build_types.build_type.len()) != Some(3) {
+        return Err(format!("{ONE_PROJECT} does not read with its 3 build types"));
+    }
+    let mut merge = Store::new();
+    merge.set_response::<ProjectList>(LONG_KEY, &(), &long).map_err(err)?;
+
+    b.run_with("normalizeLong", LONG_ITEMS, Store::new, |mut s| {
+        s.set_response::<ProjectList>(LONG_KEY, &(), &long).unwrap();
+        s
+    });
+    b.run("normalizeLong withMerge", LONG_ITEMS, || {
+        merge.set_response::<ProjectList>(LONG_KEY, &(), &long).unwrap()
+    });
+    b.run("denormalizeLong donotcache", LONG_ITEMS, || {
+        store.__read_uncached::<ProjectList>(LONG_KEY, &())
+    });
+    b.run_with(
+        "denormalizeLong memo-cold",
+        LONG_ITEMS,
+        || store.__clear_memo(),
+        |()| store.get_response::<ProjectList>(LONG_KEY, &()).unwrap(),
+    );
+    b.run("denormalizeLong withCache", LONG_ITEMS, || {
+        store.get_response::<ProjectList>(LONG_KEY, &()).unwrap()
+    });
+    b.run_with(
+        "queryAll memo-cold",
+        LONG_ITEMS,
+        || store.__clear_memo(),
+        |()| store.get_response::<AllProjects>(ALL_PROJECTS_KEY, &()).unwrap(),
+    );
+    b.run("queryAll withCache", LONG_ITEMS, || {
+        store.get_response::<AllProjects>(ALL_PROJECTS_KEY, &()).unwrap()
+    });
+    b.run("denormalizeOne Project donotcache", 4, || {
+        store.__read_uncached::<Project>("GET /projects/one", &one_args)
+    });
+    b.run_with(
+        "setResponse long empty-store",
+        LONG_ITEMS,
+        || (),
+        |()| {
+            let mut s = Store::new();
+            s.set_response_with::<ProjectList>(LONG_KEY, &(), &long, WriteOptions::new())
+                .unwrap();
+            s
+        },
+    );
+    b.run("setResponse long withMerge", LONG_ITEMS, || {
+        merge
+            .set_response_with::<ProjectList>(LONG_KEY, &(), &long, WriteOptions::new())
+            .unwrap()
+    });
+    b.run("getResponse long withCache", LONG_ITEMS, || {
+        store.get_response::<ProjectList>(LONG_KEY, &()).unwrap()
+    });
+    b.run_with(
+        "getResponse long memo-cold",
+        LONG_ITEMS,
+        || store.__clear_memo(),
+        |()| store.get_response::<ProjectList>(LONG_KEY, &()).unwrap(),
+    );
+    Ok(())
+}
+
+fn github_user_workloads(b: &mut Bench) -> Result<(), String> {
+    let names = [
+        "normalizeOne GithubUser",
+        "denormalizeOne GithubUser donotcache",
+        "denormalizeOne GithubUser memo-cold",
+        "denormalizeOne GithubUser withCache",
+    ];
+    if !b.wants_any(&names) {
+        return Ok(());
+    }
+    let user = load_json("github-user.json")?;
+    let err = |e: restcache::Error| e.to_string();
+    let mut store = Store::new();
+    store.set_response::<GithubUser>(USER_KEY, &(), &user).map_err(err)?;
+    let first = store.get_response::<GithubUser>(USER_KEY, &()).map_err(err)?.data;
+    let first = first.ok_or("the GitHub user does not read back")?;
+    if first.login != "gnoff" || first.public_repos != 26 || first.hireable.is_some() {
+        return Err(format!("the GitHub user reads back wrong: {first:?}"));
+    }
+    let second = store.get_response::<GithubUser>(USER_KEY, &()).map_err(err)?.data;
+    if !second.is_some_and(|s| Arc::ptr_eq(&s, &first)) {
+        return Err("a second read of the GitHub user is not the same Arc".into());
+    }
+    drop(first);
+
+    b.run_with("normalizeOne GithubUser", 1, Store::new, |mut s| {
+        s.set_response::<GithubUser>(USER_KEY, &(), &user).unwrap();
+        s
+    });
+    b.run("denormalizeOne GithubUser donotcache", 1, || {
+        store.__read_uncached::<GithubUser>(USER_KEY, &())
+    });
+    b.run_with(
+        "denormalizeOne GithubUser memo-cold",
+        1,
+        || store.__clear_memo(),
+        |()| store.get_response::<GithubUser>(USER_KEY, &()).unwrap(),
+    );
+    b.run("denormalizeOne GithubUser withCache", 1, || {
+        store.get_response::<GithubUser>(USER_KEY, &()).unwrap()
+    });
+    Ok(())
+}
+
+fn scale_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
+    let names = [
+        format!("scale normalize {n}"),
+        format!("scale denormalize donotcache {n}"),
+        format!("scale denormalize memo-cold {n}"),
+        format!("scale denormalize withCache {n}"),
+        format!("scale queryAll memo-cold {n}"),
+    ];
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    if !b.wants_any(&names) {
+        return Ok(());
+    }
+    let err = |e: restcache::Error| e.to_string();
+    let items = n as u64;
+    let input = todos_value(n);
+    let mut store = Store::new();
+    store.set_response::<Vec<Todo>>(TODOS_KEY, &(), &input).map_err(err)?;
+
+    b.run_with(names[0], items, Store::new, |mut s| {
+        s.set_response::<Vec<Todo>>(TODOS_KEY, &(), &input).unwrap();
+        s
+    });
+    drop(input);
+
+    let list = store.get_response::<Vec<Todo>>(TODOS_KEY, &()).map_err(err)?.data;
+    let list = list.ok_or("the Todo list does not read back")?;
+    let users = (n / 10).max(1);
+    let last = list.last().map(|t| (t.id, t.user.id, t.user.name.as_str()));
+    let expected_user = ((n - 1) % users + 1) as u64;
+    if list.len() != n || last != Some((n as u64, expected_user, format!("User {expected_user}").as_str())) {
+        return Err(format!("the Todo list of {n} reads back wrong ({} items)", list.len()));
+    }
+    let again = store.get_response::<Vec<Todo>>(TODOS_KEY, &()).map_err(err)?.data;
+    if !again.is_some_and(|a| Arc::ptr_eq(&a, &list)) {
+        return Err(format!("a second read of the Todo list of {n} is not the same Arc"));
+    }
+    drop(list);
+    let all = store.get_response::<All<Todo>>(ALL_TODOS_KEY, &()).map_err(err)?.data;
+    if all.map(|a| a.len()) != Some(n) {
+        return Err(format!("All<Todo> does not read the {n} todos"));
+    }
+
+    b.run(names[1], items, || store.__read_uncached::<Vec<Todo>>(TODOS_KEY, &()));
+    b.run_with(
+        names[2],
+        items,
+        || store.__clear_memo(),
+        |()| store.get_response::<Vec<Todo>>(TODOS_KEY, &()).unwrap(),
+    );
+    b.run(names[3], items, || {
+        store.get_response::<Vec<Todo>>(TODOS_KEY, &()).unwrap()
+    });
+    b.run_with(
+        names[4],
+        items,
+        || store.__clear_memo(),
+        |()| store.get_response::<All<Todo>>(ALL_TODOS_KEY, &()).unwrap(),
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+
+fn main() -> ExitCode {
+    let mut json = false;
+    let mut quick = false;
+    let mut filter = None;
+    let mut dump = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--json" => json = true,
+            "--quick" => quick = true,
+            "--filter" => filter = args.next(),
+            // Prints the generated Todo list of size N, to check its sha256 against the README.
+            "--dump-todos" => dump = args.next().and_then(|n| n.parse::<usize>().ok()),
+            // Passed by `cargo bench`.
+            "--bench" => {}
+            other if other.starts_with("--") => {
+                eprintln!("unknown option {other}; options: --json, --quick, --filter SUBSTRING");
+                return ExitCode::from(2);
+            }
+            other => filter = Some(other.to_owned()),
+        }
+    }
+    if let Some(n) = dump {
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer(&mut out, &generate_todos(n)).expect("stdout");
+        return ExitCode::SUCCESS;
+    }
+    if let Err(e) = check_generator() {
+        eprintln!("[normalizr] {e}");
+        return ExitCode::FAILURE;
+    }
+
+    let mut b = Bench {
+        json,
+        filter,
+        target: if quick {
+            Duration::from_millis(5)
+        } else {
+            Duration::from_secs(1)
+        },
+        warmup: if quick {
+            Duration::ZERO
+        } else {
+            Duration::from_millis(250)
+        },
+        clock_ns: clock_overhead_ns(),
+        ran: 0,
+    };
+    if !json {
+        println!(
+            "restcache normalizr benchmarks{} — reference: BASELINE.md (@data-client/normalizr 0.18.1, node 20); \
+             ratio = ours / reference ops/s",
+            if quick { " (--quick)" } else { "" }
+        );
+        println!(
+            "clock overhead subtracted from individually timed calls: {:.0} ns",
+            b.clock_ns
+        );
+        println!(
+            "{:<40} {:>14} {:>14} {:>12} {:>10} {:>12} {:>8}",
+            "workload", "mean", "ops/s", "ns/item", "calls", "ref ops/s", "ratio"
+        );
+    }
+    let scales: &[usize] = if quick {
+        &[100, 1_000, 10_000]
+    } else {
+        &[100, 1_000, 10_000, 100_000, 1_000_000]
+    };
+    let mut result = long_workloads(&mut b).and_then(|()| github_user_workloads(&mut b));
+    for &n in scales {
+        result = result.and_then(|()| scale_workloads(&mut b, n));
+    }
+    if let Err(e) = result {
+        eprintln!("[normalizr] {e}");
+        return ExitCode::FAILURE;
+    }
+    if b.ran == 0 {
+        note("no workload matches the filter");
+    }
+    ExitCode::SUCCESS
+}
