@@ -77,8 +77,7 @@ impl Store {
     ) -> Result<(), Error> {
         let args = Value::Object(args_map(args)?);
         let url = key.split_once(' ').map_or(key, |(_, url)| url);
-        self.write::<S>(key, &args, value, opts, None)
-            .map(drop)
+        self.write_only::<S>(key, &args, value, opts)
             .map_err(|e| e.with_url(url))
     }
 
@@ -96,16 +95,7 @@ impl Store {
         let method = key.split_once(' ').map_or("", |(m, _)| m);
         let (result, pending) = self.normalize::<S>(method, value, args, opts)?;
         let described = Self::describe::<S>(&result, &pending, args, opts.fetched_at);
-        let now = Instant::now();
-        self.drop_layer(layer);
-        self.commit(
-            key,
-            Some(result.clone()),
-            pending,
-            opts.fetched_at,
-            now,
-            now + opts.data_expiry,
-        );
+        self.commit_normalized(key, result, pending, opts, layer);
         match described {
             Some(out) => Ok(Arc::new(out)),
             // The response's own writes do not resolve (an unusual schema): read the cache.
@@ -114,6 +104,35 @@ impl Store {
                 .data
                 .ok_or_else(|| Error::Invalidated { key: key.to_owned() }),
         }
+    }
+
+    /// [`write`](Self::write) without building the fetch result, for callers that do not need
+    /// it (`set_response`).
+    fn write_only<S: Schema>(
+        &mut self,
+        key: &str,
+        args: &Value,
+        value: &Value,
+        opts: WriteOptions<'_>,
+    ) -> Result<(), Error> {
+        self.check_schema::<S>()?;
+        let method = key.split_once(' ').map_or("", |(m, _)| m);
+        let (result, pending) = self.normalize::<S>(method, value, args, opts)?;
+        self.commit_normalized(key, result, pending, opts, None);
+        Ok(())
+    }
+
+    fn commit_normalized(
+        &mut self,
+        key: &str,
+        result: Value,
+        pending: Pending,
+        opts: WriteOptions<'_>,
+        layer: Option<u64>,
+    ) {
+        let now = Instant::now();
+        self.drop_layer(layer);
+        self.commit(key, Some(result), pending, opts.fetched_at, now, now + opts.data_expiry);
     }
 
     /// Denormalizes `result` against a table holding only the pending writes.
