@@ -8,8 +8,6 @@ use super::{Registry, Schema};
 use crate::denormalize::{DenormalizeCtx, RecordReader, Unresolved};
 use crate::error::Error;
 use crate::normalize::{NormalizeCtx, RecordWriter, kind, normalize_entity, string_form};
-#[allow(unused_imports)]
-use crate::schema::{EntityField, SchemaKind};
 use crate::tables::Record;
 
 /// A type whose values are stored in the entity table `KEY`, one record per primary key.
@@ -126,7 +124,8 @@ pub mod entity_impl {
     }
 }
 
-/// Implements [`Schema`], [`EntitySchema`] and [`EntityField`] for a hand-written [`Entity`]
+/// Implements [`Schema`](crate::schema::Schema), [`EntitySchema`](crate::schema::EntitySchema) and
+/// [`EntityField`](crate::schema::EntityField) for a hand-written [`Entity`](crate::schema::Entity)
 /// (`#[derive(Entity)]` does this itself).
 ///
 /// ```
