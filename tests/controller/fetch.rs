@@ -39,12 +39,10 @@ async fn r_fetch_2_a_hundred_concurrent_suspense_calls_make_one_request() {
 async fn r_fetch_2_mutations_are_never_shared() {
     let (server, ctrl) = setup().await;
     let patch = |title: &'static str| {
-        let ctrl = ctrl.clone();
-        tokio::spawn(async move {
+        spawn_fetch(
             ctrl.fetch(&todos().partial_update(), params! { id: 2 })
-                .body(&json!({ "title": title }))
-                .await
-        })
+                .body(&json!({ "title": title })),
+        )
     };
     let (a, b) = (patch("a"), patch("b"));
     a.await.unwrap().unwrap();
@@ -68,10 +66,7 @@ async fn r_norm_7_overlapping_requests_answered_in_reverse_order_keep_the_newer_
         ..Default::default()
     });
     let mut hold = server.hold("/todos/1");
-    let older = {
-        let ctrl = ctrl.clone();
-        tokio::spawn(async move { ctrl.fetch(&todos().get(), params! { id: 1 }).await })
-    };
+    let older = spawn_fetch(ctrl.fetch(&todos().get(), params! { id: 1 }));
     let held = hold.arrived().await;
     // A request that starts later is answered first, with newer data.
     assert!(server.upsert_todo(json!({ "id": 1, "userId": "u1", "title": "newer" })));
@@ -99,10 +94,7 @@ async fn r_norm_7_overlapping_requests_answered_in_reverse_order_keep_the_newer_
 async fn r_fetch_4_dropping_the_future_does_not_cancel_the_request() {
     let (server, ctrl) = setup().await;
     let mut hold = server.hold("/todos/3");
-    let waiting = {
-        let ctrl = ctrl.clone();
-        tokio::spawn(async move { ctrl.fetch(&todos().get(), params! { id: 3 }).await })
-    };
+    let waiting = spawn_fetch(ctrl.fetch(&todos().get(), params! { id: 3 }));
     let held = hold.arrived().await;
     waiting.abort();
     assert!(waiting.await.unwrap_err().is_cancelled());
@@ -118,10 +110,7 @@ async fn r_exp_5_reset_wins_over_a_fetch_in_flight() {
     let (server, ctrl) = setup().await;
     ctrl.fetch(&todos().get(), params! { id: 9 }).await.unwrap();
     let mut hold = server.hold("/todos/4");
-    let in_flight = {
-        let ctrl = ctrl.clone();
-        tokio::spawn(async move { ctrl.fetch(&todos().get(), params! { id: 4 }).await })
-    };
+    let in_flight = spawn_fetch(ctrl.fetch(&todos().get(), params! { id: 4 }));
     let held = hold.arrived().await;
     ctrl.reset();
     held.release();

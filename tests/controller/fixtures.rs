@@ -66,6 +66,13 @@ pub fn optimistic_todos() -> Resource<Todo> {
     })
 }
 
+/// Runs a fetch on its own task, to act while it is in flight (held at the server, say).
+pub fn spawn_fetch<S: restcache::schema::Schema, B>(
+    request: restcache::controller::FetchRequest<S, B>,
+) -> tokio::task::JoinHandle<Result<std::sync::Arc<S::Output>, restcache::Error>> {
+    tokio::spawn(std::future::IntoFuture::into_future(request))
+}
+
 /// How many requests the server saw for `path`.
 pub fn hits(server: &DemoServer, path: &str) -> usize {
     server.requests().iter().filter(|r| r.path == path).count()

@@ -43,14 +43,10 @@ async fn r_optm_2_an_update_is_visible_before_the_response() {
     let r = optimistic_todos();
     let before = ctrl.suspense(&r.get_list(), params! { userId: "u1" }).await.unwrap();
     let mut hold = server.hold("/todos/3");
-    let patch = {
-        let (ctrl, r) = (ctrl.clone(), r.clone());
-        tokio::spawn(async move {
-            ctrl.fetch(&r.partial_update(), params! { id: 3 })
-                .body(&json!({ "completed": false, "title": "soon" }))
-                .await
-        })
-    };
+    let patch = spawn_fetch(
+        ctrl.fetch(&r.partial_update(), params! { id: 3 })
+            .body(&json!({ "completed": false, "title": "soon" })),
+    );
     let held = hold.arrived().await;
     let during = ctrl
         .get_response(&r.get_list(), params! { userId: "u1" })
@@ -86,14 +82,10 @@ async fn r_optm_4_a_failed_update_rolls_back() {
     let r = failing();
     ctrl.suspense(&r.get_list(), params! { userId: "u1" }).await.unwrap();
     let mut hold = server.hold("/misbehave/500");
-    let patch = {
-        let (ctrl, r) = (ctrl.clone(), r.clone());
-        tokio::spawn(async move {
-            ctrl.fetch(&r.partial_update(), params! { id: 4 })
-                .body(&json!({ "title": "doomed" }))
-                .await
-        })
-    };
+    let patch = spawn_fetch(
+        ctrl.fetch(&r.partial_update(), params! { id: 4 })
+            .body(&json!({ "title": "doomed" })),
+    );
     let held = hold.arrived().await;
     assert_eq!(
         ctrl.get_response(&r.get_list(), params! { userId: "u1" })
@@ -129,10 +121,7 @@ async fn r_optm_4_a_failed_delete_brings_the_entity_back_into_every_list() {
     ctrl.suspense(&r.get_list(), params! { userId: "u1" }).await.unwrap();
     ctrl.suspense(&r.get_list(), params! { completed: true }).await.unwrap();
     let mut hold = server.hold("/misbehave/500");
-    let delete = {
-        let (ctrl, r) = (ctrl.clone(), r.clone());
-        tokio::spawn(async move { ctrl.fetch(&r.delete(), params! { id: 6 }).await })
-    };
+    let delete = spawn_fetch(ctrl.fetch(&r.delete(), params! { id: 6 }));
     let held = hold.arrived().await;
     let u1 = ctrl
         .get_response(&r.get_list(), params! { userId: "u1" })
@@ -169,14 +158,10 @@ async fn r_optm_3_a_push_joins_lists_under_a_placeholder_until_the_real_entity_a
     let r = optimistic_todos();
     ctrl.suspense(&r.get_list(), params! { userId: "u2" }).await.unwrap();
     let mut hold = server.hold("/todos");
-    let push = {
-        let (ctrl, r) = (ctrl.clone(), r.clone());
-        tokio::spawn(async move {
-            ctrl.fetch(&r.get_list().push(), params! { userId: "u2" })
-                .body(&json!({ "title": "drafted" }))
-                .await
-        })
-    };
+    let push = spawn_fetch(
+        ctrl.fetch(&r.get_list().push(), params! { userId: "u2" })
+            .body(&json!({ "title": "drafted" })),
+    );
     let held = hold.arrived().await;
     let during = ctrl
         .get_response(&r.get_list(), params! { userId: "u2" })
@@ -217,14 +202,10 @@ async fn r_optm_3_partial_update_adds_a_layer_only_for_a_cached_entity() {
     let (server, ctrl) = setup().await;
     let r = optimistic_todos();
     let mut hold = server.hold("/todos/8");
-    let patch = {
-        let (ctrl, r) = (ctrl.clone(), r.clone());
-        tokio::spawn(async move {
-            ctrl.fetch(&r.partial_update(), params! { id: 8 })
-                .body(&json!({ "title": "x" }))
-                .await
-        })
-    };
+    let patch = spawn_fetch(
+        ctrl.fetch(&r.partial_update(), params! { id: 8 })
+            .body(&json!({ "title": "x" })),
+    );
     let held = hold.arrived().await;
     let read = ctrl.get_response(&r.get(), params! { id: 8 }).unwrap();
     assert!(
@@ -249,14 +230,10 @@ async fn r_optm_2_a_layer_loses_to_data_from_a_request_that_started_later() {
     let r = optimistic_todos();
     ctrl.suspense(&r.get(), params! { id: 2 }).await.unwrap();
     let mut hold = server.hold("/todos/2");
-    let patch = {
-        let (ctrl, r) = (ctrl.clone(), r.clone());
-        tokio::spawn(async move {
-            ctrl.fetch(&r.partial_update(), params! { id: 2 })
-                .body(&json!({ "title": "layer" }))
-                .await
-        })
-    };
+    let patch = spawn_fetch(
+        ctrl.fetch(&r.partial_update(), params! { id: 2 })
+            .body(&json!({ "title": "layer" })),
+    );
     let held = hold.arrived().await;
     // A GET that starts later (another URL, same entity) commits while the layer is pending.
     let scoped = resource(ResourceOptions {
