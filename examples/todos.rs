@@ -70,7 +70,9 @@ pub async fn run(base_url: &str, out: &mut impl Write) -> Result<(), Box<dyn std
     show_live(&mut live, out).await?;
 
     // `get_response` only looks at the cache; suspense fetches only what is missing or invalid.
-    let first = &list[0];
+    let Some(first) = list.first() else {
+        return Err("the server has no todos to work with; add one and run again".into());
+    };
     let status = ctrl
         .get_response(&TodoResource::get(), params! { id: &first.id })?
         .status;
