@@ -7,7 +7,12 @@
 //! cargo bench --bench normalizr -- --json            # one JSON object per workload, per line
 //! cargo bench --bench normalizr -- --json --quick    # what CI runs: tiny runs, N ≤ 10,000
 //! cargo bench --bench normalizr -- --filter scale    # only the workloads whose name contains it
+//! cargo bench --bench normalizr -- --only normalizeLong --calls 10   # exactly one workload, 10 calls
 //! ```
+//!
+//! `--calls N` skips warm-up and time targets: each workload runs exactly N times, so an
+//! instruction count (`valgrind --tool=callgrind`) of a run with N = 11 minus one with N = 1 is
+//! ten calls' worth, whatever the machine is doing.
 //!
 //! Timing: a hand-written loop. Each workload warms up, then runs until its timed total reaches
 //! the target (1 s, or 5 ms with `--quick`); the reported figure is the mean per operation.
@@ -39,7 +44,7 @@ use std::time::{Duration, Instant};
 
 use restcache::prelude::*;
 use restcache::store::WriteOptions;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 // ---------------------------------------------------------------------------------------------
@@ -158,6 +163,48 @@ struct Todo {
     completed: bool,
     #[entity(schema)]
     user: User,
+}
+
+/// The long list as plain serde structs: what `serde_json::from_slice` into typed values costs,
+/// the yardstick for `normalizeLong fromBytes`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct PlainBuildType {
+    id: String,
+    internal_id: String,
+    name: String,
+    #[serde(rename = "type")]
+    kind: String,
+    paused: bool,
+    project_id: String,
+    description: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PlainBuildTypes {
+    #[allow(dead_code)]
+    build_type: Vec<PlainBuildType>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct PlainProject {
+    id: String,
+    internal_id: String,
+    name: String,
+    parent_project_id: String,
+    archived: bool,
+    description: Option<String>,
+    build_types: PlainBuildTypes,
+}
+
+#[derive(Deserialize)]
+struct PlainProjectList {
+    #[allow(dead_code)]
+    project: Vec<PlainProject>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -307,12 +354,16 @@ struct Bench {
     warmup: Duration,
     /// The cost of reading the clock twice, subtracted from individually timed calls.
     clock_ns: f64,
+    /// `--only NAME`: run exactly this workload.
+    only: Option<String>,
+    /// `--calls N`: exactly N calls per workload, no warm-up (for instruction-count profiles).
+    calls: Option<u64>,
     ran: usize,
 }
 
 impl Bench {
     fn wants(&self, name: &str) -> bool {
-        self.filter.as_deref().is_none_or(|f| name.contains(f))
+        self.filter.as_deref().is_none_or(|f| name.contains(f)) && self.only.as_deref().is_none_or(|o| name == o)
     }
 
     fn wants_any(&self, names: &[&str]) -> bool {
@@ -323,6 +374,13 @@ impl Bench {
     fn run<O>(&mut self, name: &str, items: u64, mut routine: impl FnMut() -> O) {
         if !self.wants(name) {
             return;
+        }
+        if let Some(n) = self.calls {
+            let t0 = Instant::now();
+            for _ in 0..n {
+                drop(black_box(routine()));
+            }
+            return self.report(name, items, t0.elapsed().as_nanos() as f64 / n as f64, n);
         }
         let start = Instant::now();
         let mut warm = 0u32;
@@ -358,6 +416,17 @@ impl Bench {
     ) {
         if !self.wants(name) {
             return;
+        }
+        if let Some(n) = self.calls {
+            let mut timed_ns = 0f64;
+            for _ in 0..n {
+                let input = setup();
+                let t0 = Instant::now();
+                let out = black_box(routine(black_box(input)));
+                timed_ns += t0.elapsed().as_nanos() as f64;
+                drop(out);
+            }
+            return self.report(name, items, timed_ns / n as f64, n);
         }
         let start = Instant::now();
         let mut warm = 0u32;
@@ -462,7 +531,11 @@ fn note(msg: &str) {
 fn long_workloads(b: &mut Bench) -> Result<(), String> {
     let names = [
         "normalizeLong",
+        "normalizeLong copy",
         "normalizeLong withMerge",
+        "normalizeLong fromBytes",
+        "parseLong serde_json typed",
+        "parseLong serde_json Value",
         "denormalizeLong donotcache",
         "denormalizeLong memo-cold",
         "denormalizeLong withCache",
@@ -477,7 +550,8 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
     if !b.wants_any(&names) {
         return Ok(());
     }
-    let long = load_json("projects.json")?;
+    let long_bytes = read_fixture("projects.json")?;
+    let long: Value = serde_json::from_str(&long_bytes).map_err(|e| format!("projects.json does not parse: {e}"))?;
     let err = |e: restcache::Error| e.to_string();
 
     // The store every read works on: the long list under its key, and `{ project: All<Project> }`
@@ -524,12 +598,37 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
     let mut merge = Store::new();
     merge.set_response::<ProjectList>(LONG_KEY, &(), &long).map_err(err)?;
 
-    b.run_with("normalizeLong", LONG_ITEMS, Store::new, |mut s| {
+    // The parsed response is moved into the store, as the HTTP path does; each call gets its
+    // own copy, made untimed like its fresh store. `normalizeLong copy` passes `&Value`.
+    b.run_with(
+        "normalizeLong",
+        LONG_ITEMS,
+        || (Store::new(), long.clone()),
+        |(mut s, v)| {
+            s.set_response::<ProjectList>(LONG_KEY, &(), v).unwrap();
+            s
+        },
+    );
+    b.run_with("normalizeLong copy", LONG_ITEMS, Store::new, |mut s| {
         s.set_response::<ProjectList>(LONG_KEY, &(), &long).unwrap();
         s
     });
-    b.run("normalizeLong withMerge", LONG_ITEMS, || {
-        merge.set_response::<ProjectList>(LONG_KEY, &(), &long).unwrap()
+    b.run_with(
+        "normalizeLong withMerge",
+        LONG_ITEMS,
+        || long.clone(),
+        |v| merge.set_response::<ProjectList>(LONG_KEY, &(), v).unwrap(),
+    );
+    b.run_with("normalizeLong fromBytes", LONG_ITEMS, Store::new, |mut s| {
+        let v: Value = serde_json::from_slice(long_bytes.as_bytes()).unwrap();
+        s.set_response::<ProjectList>(LONG_KEY, &(), v).unwrap();
+        s
+    });
+    b.run("parseLong serde_json typed", LONG_ITEMS, || {
+        serde_json::from_slice::<PlainProjectList>(long_bytes.as_bytes()).unwrap()
+    });
+    b.run("parseLong serde_json Value", LONG_ITEMS, || {
+        serde_json::from_slice::<Value>(long_bytes.as_bytes()).unwrap()
     });
     b.run("denormalizeLong donotcache", LONG_ITEMS, || {
         store.__read_uncached::<ProjectList>(LONG_KEY, &())
@@ -558,19 +657,24 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
     b.run_with(
         "setResponse long empty-store",
         LONG_ITEMS,
-        || (),
-        |()| {
+        || long.clone(),
+        |v| {
             let mut s = Store::new();
-            s.set_response_with::<ProjectList>(LONG_KEY, &(), &long, WriteOptions::new())
+            s.set_response_with::<ProjectList>(LONG_KEY, &(), v, WriteOptions::new())
                 .unwrap();
             s
         },
     );
-    b.run("setResponse long withMerge", LONG_ITEMS, || {
-        merge
-            .set_response_with::<ProjectList>(LONG_KEY, &(), &long, WriteOptions::new())
-            .unwrap()
-    });
+    b.run_with(
+        "setResponse long withMerge",
+        LONG_ITEMS,
+        || long.clone(),
+        |v| {
+            merge
+                .set_response_with::<ProjectList>(LONG_KEY, &(), v, WriteOptions::new())
+                .unwrap()
+        },
+    );
     b.run("getResponse long withCache", LONG_ITEMS, || {
         store.get_response::<ProjectList>(LONG_KEY, &()).unwrap()
     });
@@ -608,10 +712,15 @@ fn github_user_workloads(b: &mut Bench) -> Result<(), String> {
     }
     drop(first);
 
-    b.run_with("normalizeOne GithubUser", 1, Store::new, |mut s| {
-        s.set_response::<GithubUser>(USER_KEY, &(), &user).unwrap();
-        s
-    });
+    b.run_with(
+        "normalizeOne GithubUser",
+        1,
+        || (Store::new(), user.clone()),
+        |(mut s, v)| {
+            s.set_response::<GithubUser>(USER_KEY, &(), v).unwrap();
+            s
+        },
+    );
     b.run("denormalizeOne GithubUser donotcache", 1, || {
         store.__read_uncached::<GithubUser>(USER_KEY, &())
     });
@@ -645,10 +754,15 @@ fn scale_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
     let mut store = Store::new();
     store.set_response::<Vec<Todo>>(TODOS_KEY, &(), &input).map_err(err)?;
 
-    b.run_with(names[0], items, Store::new, |mut s| {
-        s.set_response::<Vec<Todo>>(TODOS_KEY, &(), &input).unwrap();
-        s
-    });
+    b.run_with(
+        names[0],
+        items,
+        || (Store::new(), input.clone()),
+        |(mut s, v)| {
+            s.set_response::<Vec<Todo>>(TODOS_KEY, &(), v).unwrap();
+            s
+        },
+    );
     drop(input);
 
     let list = store.get_response::<Vec<Todo>>(TODOS_KEY, &()).map_err(err)?.data;
@@ -694,6 +808,8 @@ fn main() -> ExitCode {
     let mut json = false;
     let mut quick = false;
     let mut filter = None;
+    let mut only = None;
+    let mut calls = None;
     let mut dump = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -701,12 +817,16 @@ fn main() -> ExitCode {
             "--json" => json = true,
             "--quick" => quick = true,
             "--filter" => filter = args.next(),
+            "--only" => only = args.next(),
+            "--calls" => calls = args.next().and_then(|n| n.parse::<u64>().ok()).filter(|&n| n > 0),
             // Prints the generated Todo list of size N, to check its sha256 against the README.
             "--dump-todos" => dump = args.next().and_then(|n| n.parse::<usize>().ok()),
             // Passed by `cargo bench`.
             "--bench" => {}
             other if other.starts_with("--") => {
-                eprintln!("unknown option {other}; options: --json, --quick, --filter SUBSTRING");
+                eprintln!(
+                    "unknown option {other}; options: --json, --quick, --filter SUBSTRING, --only NAME, --calls N"
+                );
                 return ExitCode::from(2);
             }
             other => filter = Some(other.to_owned()),
@@ -736,6 +856,8 @@ fn main() -> ExitCode {
             Duration::from_millis(250)
         },
         clock_ns: clock_overhead_ns(),
+        only,
+        calls,
         ran: 0,
     };
     if !json {

@@ -167,7 +167,7 @@ async fn r_pol_2_a_soft_error_keeps_serving_data_and_a_hard_error_does_not() {
     };
     for (status, soft) in [("503", true), ("404", false)] {
         let ep = flaky(status);
-        ctrl.set_response(&ep, params! { id: 1 }, &json!({ "id": 1, "title": "cached" }))
+        ctrl.set_response(&ep, params! { id: 1 }, json!({ "id": 1, "title": "cached" }))
             .unwrap();
         tokio::time::advance(Duration::from_secs(61)).await;
         // Stale: served at once and refetched in the background; joining that fetch (same

@@ -100,3 +100,19 @@ fn r_err_2_input_nested_beyond_the_limit_is_an_error_not_a_stack_overflow() {
         v = m.remove("next").unwrap_or(Value::Null);
     }
 }
+
+#[test]
+fn r_err_2_an_owned_input_nested_beyond_the_limit_is_refused_and_dropped_without_overflow() {
+    let mut chain = Value::Null;
+    for id in (1..=100_000u64).rev() {
+        chain = node(id, chain);
+    }
+    let mut store = Store::new();
+    // Moved in: what is left of it after the refusal is the store's to drop, iteratively.
+    let err = store.set_response::<Node>("GET /nodes/1", &(), chain).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidResponse { reason, .. } if reason.contains("nested deeper")),
+        "{err:?}"
+    );
+    assert_eq!(store.snapshot()["entities"], json!({}));
+}

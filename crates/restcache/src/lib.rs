@@ -124,7 +124,7 @@ pub mod __private {
     }
 
     /// Normalizes an entity (a union variant); returns its pk.
-    pub fn normalize_entity<'a, E: Entity>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<String, Error> {
+    pub fn normalize_entity<E: Entity>(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<String, Error> {
         crate::normalize::normalize_entity::<E>(input, ctx)
     }
 

@@ -18,10 +18,23 @@ use crate::tables::Tables;
 /// How deep input may nest: serde_json's own recursion limit (R-NORM-8, R-RESP-4).
 pub(crate) const MAX_INPUT_DEPTH: usize = 128;
 
+/// Drops a value without recursion, however deep it nests.
+pub(crate) fn dispose(value: Value) {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
 /// One step of a JSON Pointer.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Seg<'a> {
-    Key(&'a str),
+#[derive(Clone, Debug)]
+pub(crate) enum Seg {
+    /// A field: a schema's field name, or an owned key of a `Values` map.
+    Key(Cow<'static, str>),
     Index(usize),
 }
 
@@ -78,18 +91,24 @@ impl Pending {
 /// The state of one normalization: what it reads, where it is, and what it will write.
 ///
 /// Passed to [`Schema::normalize`]; user code meets it only in hand-written schema impls.
+///
+/// Normalization consumes its input: a schema takes what it stores out of the value it is
+/// given (`&mut Value`) instead of copying it, so a response's strings are moved into the
+/// tables, never cloned.
 pub struct NormalizeCtx<'a> {
     pub(crate) tables: &'a Tables,
     pub(crate) args: &'a Value,
     pub(crate) body: Option<&'a Value>,
-    pub(crate) path: Vec<Seg<'a>>,
-    pub(crate) parent: Option<&'a Value>,
-    pub(crate) parent_key: Option<&'a str>,
+    pub(crate) path: Vec<Seg>,
+    /// The object holding the value being normalized, for schemas that ask for it
+    /// ([`Schema::NEEDS_PARENT`]): a copy taken before the value was moved out of it.
+    pub(crate) parent: Option<Value>,
+    pub(crate) parent_key: Option<&'static str>,
     pub(crate) pending: Pending,
     pub(crate) entity_depth: usize,
     pub(crate) mode: CollectionMode,
     pub(crate) in_list: bool,
-    pub(crate) pk_fallback: Option<&'a str>,
+    pub(crate) pk_fallback: Option<String>,
     pub(crate) policy: Option<&'a dyn CollectionPolicy>,
 }
 
@@ -140,7 +159,7 @@ impl<'a> NormalizeCtx<'a> {
     }
 
     /// Runs `f` one step deeper in the JSON Pointer.
-    pub(crate) fn at<R>(&mut self, seg: Seg<'a>, f: impl FnOnce(&mut Self) -> R) -> R {
+    pub(crate) fn at<R>(&mut self, seg: Seg, f: impl FnOnce(&mut Self) -> R) -> R {
         self.path.push(seg);
         let r = f(self);
         self.path.pop();
@@ -157,13 +176,13 @@ impl<'a> NormalizeCtx<'a> {
     }
 
     /// Normalizes each element of a JSON array with `S`, dropping `null` inputs and results.
-    pub(crate) fn list<S: Schema>(&mut self, items: &'a [Value]) -> Result<Vec<Value>, Error> {
+    pub(crate) fn list<S: Schema>(&mut self, items: &mut [Value]) -> Result<Vec<Value>, Error> {
         self.check_depth()?;
         let was = std::mem::replace(&mut self.in_list, true);
         self.pk_fallback = None;
         let mut out = Vec::with_capacity(items.len());
         let mut result = Ok(());
-        for (i, item) in items.iter().enumerate() {
+        for (i, item) in items.iter_mut().enumerate() {
             if item.is_null() {
                 continue;
             }
@@ -232,53 +251,72 @@ pub fn pk_string(v: Option<&Value>) -> Option<String> {
 ///
 /// The derives call [`plain`](Self::plain) for every plain field (checking that the value
 /// deserializes into the field's type) and [`nested`](Self::nested) for every nested-schema
-/// field; every other field of the input is then copied as-is (R-NORM-5).
+/// field, which replaces the field's value by its normalized form; every other field of the
+/// input is kept as-is (R-NORM-5). The record is the input object itself, moved, not copied.
 pub struct RecordWriter<'w, 'a> {
-    input: &'a Value,
-    obj: &'a Map<String, Value>,
-    record: Map<String, Value>,
+    obj: &'w mut Map<String, Value>,
     ctx: &'w mut NormalizeCtx<'a>,
     entity: Option<&'static str>,
 }
 
 impl<'a> RecordWriter<'_, 'a> {
     /// Checks that the field `name`, when present, deserializes into `T`.
-    pub fn plain<T: DeserializeOwned>(&mut self, name: &str) -> Result<(), Error> {
+    pub fn plain<T: DeserializeOwned>(&mut self, name: &'static str) -> Result<(), Error> {
         self.plain_with(name, |v| T::deserialize(v).map(drop))
     }
 
     /// Like [`plain`](Self::plain) with a custom check (`#[serde(deserialize_with = ...)]`).
     pub fn plain_with(
         &mut self,
-        name: &str,
-        check: impl FnOnce(&'a Value) -> Result<(), serde_json::Error>,
+        name: &'static str,
+        check: impl FnOnce(&Value) -> Result<(), serde_json::Error>,
     ) -> Result<(), Error> {
-        let Some((key, value)) = self.obj.get_key_value(name) else {
+        let Some(value) = self.obj.get(name) else {
             return Ok(());
         };
         check(value).map_err(|e| Error::Decode {
             url: String::new(),
             content_type: None,
             entity: self.entity.map(str::to_owned),
-            position: self.ctx.at(Seg::Key(key), |ctx| ctx.pointer()),
+            position: self.ctx.at(Seg::Key(Cow::Borrowed(name)), |ctx| ctx.pointer()),
             message: e.to_string(),
         })
     }
 
-    /// Normalizes the field `name`, when present, with the nested schema `S`.
-    pub fn nested<S: Schema>(&mut self, name: &str) -> Result<(), Error> {
-        let Some((key, value)) = self.obj.get_key_value(name) else {
+    /// Normalizes the field `name`, when present, with the nested schema `S`, replacing its
+    /// value by the normalized form.
+    pub fn nested<S: Schema>(&mut self, name: &'static str) -> Result<(), Error> {
+        let Some(slot) = self.obj.get_mut(name) else {
             return Ok(());
         };
+        let mut value = std::mem::take(slot);
         let ctx = &mut *self.ctx;
-        let saved = (ctx.parent, ctx.parent_key, ctx.in_list, ctx.pk_fallback);
-        ctx.parent = Some(self.input);
-        ctx.parent_key = Some(key);
-        ctx.in_list = false;
-        ctx.pk_fallback = None;
-        let r = ctx.at(Seg::Key(key), |ctx| S::normalize(value, ctx));
+        let parent = if S::NEEDS_PARENT {
+            // The parent as the input had it: with this field's value put back.
+            let mut copy = self.obj.clone();
+            copy.insert(name.to_owned(), value.clone());
+            Some(Value::Object(copy))
+        } else {
+            None
+        };
+        let saved = (
+            std::mem::replace(&mut ctx.parent, parent),
+            ctx.parent_key.replace(name),
+            std::mem::replace(&mut ctx.in_list, false),
+            ctx.pk_fallback.take(),
+        );
+        let r = ctx.at(Seg::Key(Cow::Borrowed(name)), |ctx| S::normalize(&mut value, ctx));
         (ctx.parent, ctx.parent_key, ctx.in_list, ctx.pk_fallback) = saved;
-        self.record.insert(key.clone(), r?);
+        if let Some(slot) = self.obj.get_mut(name) {
+            // On error, what is left of the value goes back, for the caller to drop.
+            *slot = match r {
+                Ok(normalized) => normalized,
+                Err(e) => {
+                    *slot = value;
+                    return Err(e);
+                }
+            };
+        }
         Ok(())
     }
 
@@ -286,49 +324,34 @@ impl<'a> RecordWriter<'_, 'a> {
     pub fn ctx(&mut self) -> &mut NormalizeCtx<'a> {
         self.ctx
     }
-
-    fn finish(mut self) -> Map<String, Value> {
-        for (k, v) in self.obj {
-            if !self.record.contains_key(k) {
-                self.record.insert(k.clone(), v.clone());
-            }
-        }
-        self.record
-    }
 }
 
-/// Builds the stored record of an object with `write` (the derive's field list).
-pub(crate) fn write_record<'a>(
-    input: &'a Value,
-    ctx: &mut NormalizeCtx<'a>,
+/// Builds the stored record of an object with `write` (the derive's field list), taking the
+/// object out of `input`.
+pub(crate) fn write_record(
+    input: &mut Value,
+    ctx: &mut NormalizeCtx<'_>,
     entity: Option<&'static str>,
-    write: impl FnOnce(&mut RecordWriter<'_, 'a>) -> Result<(), Error>,
+    write: impl FnOnce(&mut RecordWriter<'_, '_>) -> Result<(), Error>,
 ) -> Result<Map<String, Value>, Error> {
     let Value::Object(obj) = input else {
         let what = entity.map_or_else(|| "an object".to_owned(), |k| format!("an object for entity {k}"));
         return Err(ctx.invalid(entity, format!("expected {what}, found {}", kind(input))));
     };
     ctx.check_depth()?;
-    let mut w = RecordWriter {
-        input,
-        obj,
-        record: Map::new(),
-        ctx,
-        entity,
-    };
-    write(&mut w)?;
-    Ok(w.finish())
+    write(&mut RecordWriter { obj, ctx, entity })?;
+    Ok(std::mem::take(obj))
 }
 
 /// Normalizes one entity: checks its fields, normalizes its nested schemas, and adds its record
 /// to the pending writes. Returns its pk.
-pub(crate) fn normalize_entity<'a, E: Entity>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<String, Error> {
+pub(crate) fn normalize_entity<E: Entity>(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<String, Error> {
     let fallback = ctx.pk_fallback.take();
     let mut pk = String::new();
     if input.is_object() {
         pk = E::pk(input)
             .filter(|pk| !pk.is_empty())
-            .or_else(|| fallback.map(str::to_owned))
+            .or(fallback)
             .ok_or_else(|| ctx.invalid(Some(E::KEY), "missing or empty primary key"))?;
     }
     ctx.entity_depth += 1;

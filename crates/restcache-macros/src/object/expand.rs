@@ -83,9 +83,9 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
         impl #impl_generics ::restcache::__private::Schema for #ident #ty_generics #where_clause {
             type Output = Self;
 
-            fn normalize<'a>(
-                #input: &'a ::restcache::__private::Value,
-                #ctx: &mut ::restcache::__private::NormalizeCtx<'a>,
+            fn normalize(
+                #input: &mut ::restcache::__private::Value,
+                #ctx: &mut ::restcache::__private::NormalizeCtx<'_>,
             ) -> ::core::result::Result<::restcache::__private::Value, ::restcache::Error> {
                 ::restcache::__private::normalize_object(#input, #ctx, |#writer| {
                     #writes

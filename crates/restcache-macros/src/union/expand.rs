@@ -115,10 +115,10 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
 
             #select
 
-            fn normalize_variant<'a>(
+            fn normalize_variant(
                 #index: usize,
-                #input: &'a ::restcache::__private::Value,
-                #ctx: &mut ::restcache::__private::NormalizeCtx<'a>,
+                #input: &mut ::restcache::__private::Value,
+                #ctx: &mut ::restcache::__private::NormalizeCtx<'_>,
             ) -> ::core::result::Result<::std::string::String, ::restcache::Error> {
                 match #index {
                     #(#normalize_arms)*
@@ -161,10 +161,11 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
         impl ::restcache::__private::Schema for #ident {
             type Output = Self;
             const KIND: ::restcache::__private::SchemaKind = ::restcache::__private::SchemaKind::Entity;
+            const NEEDS_PARENT: bool = true;
 
-            fn normalize<'a>(
-                #input: &'a ::restcache::__private::Value,
-                #ctx: &mut ::restcache::__private::NormalizeCtx<'a>,
+            fn normalize(
+                #input: &mut ::restcache::__private::Value,
+                #ctx: &mut ::restcache::__private::NormalizeCtx<'_>,
             ) -> ::core::result::Result<::restcache::__private::Value, ::restcache::Error> {
                 ::restcache::__private::union::normalize::<Self>(#input, #ctx)
             }
@@ -200,9 +201,9 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
                 ::restcache::__private::union::read_all::<Self>(#ctx, #out)
             }
 
-            fn invalidate<'a>(
-                #input: &'a ::restcache::__private::Value,
-                #ctx: &mut ::restcache::__private::NormalizeCtx<'a>,
+            fn invalidate(
+                #input: &::restcache::__private::Value,
+                #ctx: &mut ::restcache::__private::NormalizeCtx<'_>,
             ) -> ::core::result::Result<::core::option::Option<::std::string::String>, ::restcache::Error> {
                 ::restcache::__private::union::invalidate::<Self>(#input, #ctx)
             }

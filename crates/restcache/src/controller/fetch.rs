@@ -216,7 +216,7 @@ impl Controller {
             }
             let written = sent.and_then(|value| {
                 store
-                    .write::<S>(&req.key, &write_args, &value, opts, layer)
+                    .write::<S>(&req.key, &write_args, value, opts, layer)
                     .map_err(|e| e.with_url(&req.url))
             });
             match written {

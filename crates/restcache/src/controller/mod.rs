@@ -152,12 +152,13 @@ impl Controller {
     }
 
     /// Writes `value` as `ep`'s response for `args`, arriving now (R-EXP-6). On error nothing
-    /// is written.
+    /// is written. `value` is a [`Value`] (moved in) or a `&Value` (copied), see
+    /// [`ResponseValue`](crate::store::ResponseValue).
     pub fn set_response<S: Schema, B, G>(
         &self,
         ep: &RestEndpoint<S, B, G>,
         args: impl Serialize,
-        value: &Value,
+        value: impl crate::store::ResponseValue,
     ) -> Result<(), Error> {
         let args = args_map(&args)?;
         let key = ep.cfg.key(&args)?;

@@ -78,7 +78,7 @@ impl<T: EntitySchema> Schema for All<T> {
 
     /// Writes every element; the stored result is the list of unmatched inputs kept by a
     /// union's `other` variant (R-ALL-1).
-    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
         let Value::Array(items) = input else {
             return Err(ctx.invalid(None, format!("expected an array for All, found {}", kind(input))));
         };

@@ -223,7 +223,9 @@ fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>)
 impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T>, P> {
     type Output = Vec<T>;
 
-    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+    const NEEDS_PARENT: bool = true;
+
+    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
         let Value::Array(items) = input else {
             return Err(ctx.invalid(
                 None,
@@ -234,7 +236,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
         let nested = ctx.entity_depth > 0;
         let mut key = Cow::Borrowed(ctx.args());
         if nested
-            && let Some(Value::Object(parent)) = ctx.parent
+            && let Some(Value::Object(parent)) = &ctx.parent
             && let Some(k) = P::default().nest_key(parent)
         {
             key = Cow::Owned(k);
@@ -293,15 +295,15 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> EntityField for Collection<
 
 /// Normalizes one created entity and adds its reference to every stored collection of its
 /// type that accepts it (R-COL-4/5).
-fn add_to_lists<'a, T: EntitySchema>(
-    input: &'a Value,
-    ctx: &mut NormalizeCtx<'a>,
+fn add_to_lists<T: EntitySchema>(
+    input: &mut Value,
+    ctx: &mut NormalizeCtx<'_>,
     front: bool,
     non_filter: fn(&str) -> bool,
 ) -> Result<Value, Error> {
     let r = match input {
         Value::Object(_) => T::normalize(input, ctx)?,
-        Value::Array(one) if one.len() == 1 => ctx.at(Seg::Index(0), |ctx| T::normalize(&one[0], ctx))?,
+        Value::Array(one) if one.len() == 1 => ctx.at(Seg::Index(0), |ctx| T::normalize(&mut one[0], ctx))?,
         other => {
             let found = match other {
                 Value::Array(a) => format!("an array of {} items", a.len()),
@@ -372,7 +374,7 @@ macro_rules! add_member {
         impl<L: ListSchema> Schema for $name<L> {
             type Output = L::Item;
 
-            fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+            fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
                 let non_filter = L::collection().map_or(default_non_filter as fn(&str) -> bool, |c| {
                     c.non_filter_argument_keys
                 });
@@ -396,7 +398,9 @@ impl<L: ListSchema> Schema for Page<L> {
     type Output = L::Output;
     const KIND: super::SchemaKind = L::KIND;
 
-    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+    const NEEDS_PARENT: bool = L::NEEDS_PARENT;
+
+    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
         let was = std::mem::replace(&mut ctx.mode, CollectionMode::Append);
         let r = L::normalize(input, ctx);
         ctx.mode = was;

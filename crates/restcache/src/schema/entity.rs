@@ -79,7 +79,7 @@ pub trait Entity: Default + Clone + Send + Sync + 'static {
 pub mod entity_impl {
     use super::*;
 
-    pub fn normalize<'a, E: Entity>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+    pub fn normalize<E: Entity>(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
         normalize_entity::<E>(input, ctx).map(Value::String)
     }
 
@@ -117,7 +117,7 @@ pub mod entity_impl {
         true
     }
 
-    pub fn invalidate<'a, E: Entity>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Option<String>, Error> {
+    pub fn invalidate<E: Entity>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result<Option<String>, Error> {
         let pk = invalidated_pk(input, ctx, E::KEY, E::pk)?;
         ctx.pending.invalid(E::KEY, pk.clone());
         Ok(Some(pk))
@@ -149,9 +149,9 @@ macro_rules! impl_entity_schema {
         impl $crate::__private::Schema for $ty {
             type Output = Self;
             const KIND: $crate::__private::SchemaKind = $crate::__private::SchemaKind::Entity;
-            fn normalize<'a>(
-                input: &'a $crate::__private::Value,
-                ctx: &mut $crate::__private::NormalizeCtx<'a>,
+            fn normalize(
+                input: &mut $crate::__private::Value,
+                ctx: &mut $crate::__private::NormalizeCtx<'_>,
             ) -> ::core::result::Result<$crate::__private::Value, $crate::Error> {
                 $crate::__private::entity::normalize::<Self>(input, ctx)
             }
@@ -180,9 +180,9 @@ macro_rules! impl_entity_schema {
             fn read_all(ctx: &mut $crate::__private::DenormalizeCtx<'_>, out: &mut ::std::vec::Vec<Self>) -> bool {
                 $crate::__private::entity::read_all::<Self>(ctx, out)
             }
-            fn invalidate<'a>(
-                input: &'a $crate::__private::Value,
-                ctx: &mut $crate::__private::NormalizeCtx<'a>,
+            fn invalidate(
+                input: &$crate::__private::Value,
+                ctx: &mut $crate::__private::NormalizeCtx<'_>,
             ) -> ::core::result::Result<::core::option::Option<::std::string::String>, $crate::Error> {
                 $crate::__private::entity::invalidate::<Self>(input, ctx)
             }
@@ -209,7 +209,7 @@ pub trait EntitySchema: Schema<Output = Self> + Clone {
     /// Writes INVALID marks for an `Invalidate` input (R-INV-1) and returns the pk, or `None`
     /// when an object matches no union variant.
     #[doc(hidden)]
-    fn invalidate<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Option<String>, Error>;
+    fn invalidate(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result<Option<String>, Error>;
 
     /// The name resource members are named after (`K` in `K.get`): the entity key, or the
     /// union's name.

@@ -32,7 +32,7 @@ impl<T: EntitySchema> Schema for Invalidate<T> {
     type Output = String;
     const KIND: SchemaKind = SchemaKind::Invalidate;
 
-    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
         Ok(T::invalidate(input, ctx)?.map_or(Value::Null, Value::String))
     }
 

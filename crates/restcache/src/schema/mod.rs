@@ -85,9 +85,17 @@ pub trait Schema: Send + Sync + 'static {
     #[doc(hidden)]
     const KIND: SchemaKind = SchemaKind::Other;
 
+    /// Whether normalizing this schema as a nested field looks at the object holding it (a
+    /// union's selector, a nested collection's key), which then gets a copy of that object.
+    #[doc(hidden)]
+    const NEEDS_PARENT: bool = false;
+
     /// Normalizes `input`: writes entities to the context's pending writes and returns the
     /// normalized form (references in place of entities).
-    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, crate::Error>;
+    ///
+    /// The input is consumed: a schema moves what it stores out of it, and leaves it in an
+    /// unspecified state.
+    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error>;
 
     /// Builds the output from a normalized value, resolving references against the tables.
     fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved>;
@@ -124,8 +132,9 @@ impl<S: Schema> Schema for Vec<S> {
         SchemaKind::Invalidate => SchemaKind::InvalidateList,
         _ => SchemaKind::Other,
     };
+    const NEEDS_PARENT: bool = S::NEEDS_PARENT;
 
-    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, crate::Error> {
+    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
         match input {
             Value::Array(items) => ctx.list::<S>(items).map(Value::Array),
             other => Err(ctx.invalid(
@@ -150,8 +159,9 @@ impl<S: EntityField> EntityField for Vec<S> {}
 
 impl<S: Schema> Schema for Option<S> {
     type Output = Option<S::Output>;
+    const NEEDS_PARENT: bool = S::NEEDS_PARENT;
 
-    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, crate::Error> {
+    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
         match input {
             Value::Null => Ok(Value::Null),
             v => S::normalize(v, ctx),
@@ -182,8 +192,9 @@ impl<S: EntityField> EntityField for Option<S> {}
 impl<S: Schema> Schema for Box<S> {
     type Output = Box<S::Output>;
     const KIND: SchemaKind = S::KIND;
+    const NEEDS_PARENT: bool = S::NEEDS_PARENT;
 
-    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, crate::Error> {
+    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
         S::normalize(input, ctx)
     }
 
@@ -209,8 +220,8 @@ impl<S: EntityField> EntityField for Box<S> {}
 impl Schema for Value {
     type Output = Value;
 
-    fn normalize<'a>(input: &'a Value, _: &mut NormalizeCtx<'a>) -> Result<Value, crate::Error> {
-        Ok(input.clone())
+    fn normalize(input: &mut Value, _: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
+        Ok(std::mem::take(input))
     }
 
     fn denormalize<'s>(stored: &'s Value, _: &mut DenormalizeCtx<'s>) -> Result<Value, Unresolved> {
@@ -223,7 +234,7 @@ impl EntityField for Value {}
 impl Schema for () {
     type Output = ();
 
-    fn normalize<'a>(_: &'a Value, _: &mut NormalizeCtx<'a>) -> Result<Value, crate::Error> {
+    fn normalize(_: &mut Value, _: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
         Ok(Value::Null)
     }
 

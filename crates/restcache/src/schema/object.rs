@@ -9,10 +9,10 @@ use crate::normalize::{NormalizeCtx, RecordWriter, write_record};
 
 /// `Schema::normalize` of an object schema; `write` checks and normalizes its fields.
 #[doc(hidden)]
-pub fn normalize_object<'a>(
-    input: &'a Value,
-    ctx: &mut NormalizeCtx<'a>,
-    write: impl FnOnce(&mut RecordWriter<'_, 'a>) -> Result<(), Error>,
+pub fn normalize_object(
+    input: &mut Value,
+    ctx: &mut NormalizeCtx<'_>,
+    write: impl FnOnce(&mut RecordWriter<'_, '_>) -> Result<(), Error>,
 ) -> Result<Value, Error> {
     ctx.pk_fallback = None;
     write_record(input, ctx, None, write).map(Value::Object)

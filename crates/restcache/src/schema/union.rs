@@ -48,7 +48,7 @@ pub trait Union: Clone + Send + Sync + 'static {
     fn select(value: &Value, parent: Option<&Value>, key: Option<&str>) -> Option<usize>;
 
     /// Normalizes `input` as the entity of variant `index`; returns its pk.
-    fn normalize_variant<'a>(index: usize, input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<String, Error>;
+    fn normalize_variant(index: usize, input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<String, Error>;
 
     /// Reads the entity `pk` of variant `index`.
     fn read_variant(index: usize, pk: &str, ctx: &mut DenormalizeCtx<'_>) -> Result<Self, Unresolved>;
@@ -85,12 +85,12 @@ pub fn collection_key(keys: &[&str]) -> String {
 /// `Schema::normalize` of a union: a `[tag, pk]` reference, an inline `other` object, or
 /// `null` for an unmatched element of a list (R-UNION-3).
 #[doc(hidden)]
-pub fn normalize<'a, U: Union>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+pub fn normalize<U: Union>(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
     if !input.is_object() {
         let reason = format!("expected an object for {}, found {}", U::NAME, kind(input));
         return Err(ctx.invalid(Some(U::NAME), reason));
     }
-    match U::select(input, ctx.parent, ctx.parent_key) {
+    match U::select(input, ctx.parent.as_ref(), ctx.parent_key) {
         Some(i) => {
             let tag = U::TAGS
                 .get(i)
@@ -98,7 +98,7 @@ pub fn normalize<'a, U: Union>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> 
             let pk = U::normalize_variant(i, input, ctx)?;
             Ok(Value::Array(vec![Value::String((*tag).to_owned()), Value::String(pk)]))
         }
-        None if U::HAS_OTHER => Ok(input.clone()),
+        None if U::HAS_OTHER => Ok(std::mem::take(input)),
         None if ctx.in_list => {
             tracing::warn!(union = U::NAME, position = %ctx.pointer(), "list element matches no variant; skipped");
             Ok(Value::Null)
@@ -167,9 +167,9 @@ pub fn read_all<U: Union>(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<U>) -> boo
 
 /// `EntitySchema::invalidate` of a union (R-INV-1).
 #[doc(hidden)]
-pub fn invalidate<'a, U: Union>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Option<String>, Error> {
+pub fn invalidate<U: Union>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result<Option<String>, Error> {
     if input.is_object()
-        && let Some(i) = U::select(input, ctx.parent, ctx.parent_key)
+        && let Some(i) = U::select(input, ctx.parent.as_ref(), ctx.parent_key)
     {
         let key = U::KEYS
             .get(i)

@@ -72,7 +72,9 @@ where
 impl<S: Schema> Schema for Values<S> {
     type Output = BTreeMap<String, S::Output>;
 
-    fn normalize<'a>(input: &'a Value, ctx: &mut NormalizeCtx<'a>) -> Result<Value, Error> {
+    const NEEDS_PARENT: bool = S::NEEDS_PARENT;
+
+    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
         let Value::Object(map) = input else {
             return Err(ctx.invalid(None, format!("expected an object for Values, found {}", kind(input))));
         };
@@ -80,12 +82,12 @@ impl<S: Schema> Schema for Values<S> {
         let was = std::mem::replace(&mut ctx.in_list, true);
         let mut out = Map::new();
         let mut result = Ok(());
-        for (k, v) in map {
+        for (k, v) in map.iter_mut() {
             if v.is_null() {
                 continue;
             }
-            ctx.pk_fallback = Some(k);
-            let r = ctx.at(Seg::Key(k), |ctx| S::normalize(v, ctx));
+            ctx.pk_fallback = Some(k.clone());
+            let r = ctx.at(Seg::Key(k.clone().into()), |ctx| S::normalize(v, ctx));
             ctx.pk_fallback = None;
             match r {
                 Ok(Value::Null) => {}

@@ -8,6 +8,8 @@ mod layers;
 mod read;
 mod write;
 
+pub use self::write::ResponseValue;
+
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::fmt;

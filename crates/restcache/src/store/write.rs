@@ -1,6 +1,5 @@
 //! Writes: responses normalized and committed in one step (R-NORM-2, R-FETCH-1 steps 6–7).
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,18 +10,18 @@ use tokio::time::Instant;
 use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
 use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
-use crate::normalize::{NormalizeCtx, Pending, PendingWrite};
+use crate::normalize::{MAX_INPUT_DEPTH, NormalizeCtx, Pending, PendingWrite, dispose};
 use crate::schema::{Schema, SchemaKind};
 use crate::tables::{EntityMeta, Record, Slot, Tables};
 
 /// The value a response stands for, after the empty-response rules (R-RESP-5, R-RESP-6).
-pub(super) fn prepare<'v>(
+pub(super) fn prepare(
     kind: SchemaKind,
     method: &str,
-    value: &'v Value,
+    value: Value,
     args: &Map<String, Value>,
     body: Option<&Value>,
-) -> Result<Cow<'v, Value>, Error> {
+) -> Result<Value, Error> {
     let empty = |v: &Value| match v {
         Value::Null => true,
         Value::String(s) => s.is_empty(),
@@ -31,16 +30,16 @@ pub(super) fn prepare<'v>(
         _ => false,
     };
     Ok(match kind {
-        SchemaKind::Invalidate if empty(value) => Cow::Owned(Value::Object(args.clone())),
-        SchemaKind::InvalidateList if value.is_null() || empty(value) && value.is_array() => match body {
-            Some(b @ Value::Array(_)) => Cow::Owned(b.clone()),
-            _ => Cow::Owned(Value::Array(vec![Value::Object(args.clone())])),
+        SchemaKind::Invalidate if empty(&value) => Value::Object(args.clone()),
+        SchemaKind::InvalidateList if value.is_null() || empty(&value) && value.is_array() => match body {
+            Some(b @ Value::Array(_)) => b.clone(),
+            _ => Value::Array(vec![Value::Object(args.clone())]),
         },
         SchemaKind::Entity if value.is_null() && matches!(method, "PUT" | "PATCH") => match body {
             Some(Value::Object(b)) => {
                 let mut merged = args.clone();
                 merged.extend(b.iter().map(|(k, v)| (k.clone(), v.clone())));
-                Cow::Owned(Value::Object(merged))
+                Value::Object(merged)
             }
             _ => {
                 return Err(Error::InvalidResponse {
@@ -51,15 +50,84 @@ pub(super) fn prepare<'v>(
                 });
             }
         },
-        _ => Cow::Borrowed(value),
+        _ => value,
     })
+}
+
+/// A response value for [`Store::set_response`]: an owned [`Value`] is moved into the tables
+/// (its strings are not copied), a `&Value` is copied first.
+///
+/// ```
+/// # use restcache::prelude::*;
+/// # #[derive(Clone, Debug, Default, Entity)]
+/// # struct User { #[entity(pk)] id: String, name: String }
+/// let mut store = Store::new();
+/// let body = serde_json::json!({ "id": "1", "name": "Ada" });
+/// store.set_response::<User>("GET /users/1", &(), &body)?; // copied: `body` stays usable
+/// store.set_response::<User>("GET /users/1", &(), body)?; // moved: no copy
+/// # Ok::<(), restcache::Error>(())
+/// ```
+pub trait ResponseValue: sealed::Sealed {
+    #[doc(hidden)]
+    fn into_value(self) -> Result<Value, Error>;
+}
+
+impl ResponseValue for Value {
+    fn into_value(self) -> Result<Value, Error> {
+        Ok(self)
+    }
+}
+
+impl ResponseValue for &Value {
+    /// A copy, refused (before copying) when the value nests deeper than normalization
+    /// accepts: `Value::clone` recurses, and a hostile depth would overflow the stack.
+    fn into_value(self) -> Result<Value, Error> {
+        match too_deep(self, 0) {
+            Some(position) => Err(Error::InvalidResponse {
+                url: String::new(),
+                entity: None,
+                position,
+                reason: format!("input nested deeper than {MAX_INPUT_DEPTH} levels"),
+            }),
+            None => Ok(self.clone()),
+        }
+    }
+}
+
+/// The JSON Pointer of the first value nested [`MAX_INPUT_DEPTH`] levels deep, if any.
+fn too_deep(value: &Value, depth: usize) -> Option<String> {
+    let at = |seg: String, rest: String| format!("/{seg}{rest}");
+    if depth >= MAX_INPUT_DEPTH && matches!(value, Value::Array(_) | Value::Object(_)) {
+        return Some(String::new());
+    }
+    match value {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| too_deep(v, depth + 1).map(|rest| at(i.to_string(), rest))),
+        Value::Object(map) => map
+            .iter()
+            .find_map(|(k, v)| too_deep(v, depth + 1).map(|rest| at(k.replace('~', "~0").replace('/', "~1"), rest))),
+        _ => None,
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for serde_json::Value {}
+    impl Sealed for &serde_json::Value {}
 }
 
 impl Store {
     /// Writes `value` as the response of `key`, arriving now (R-EXP-6).
     ///
     /// On error nothing is written. See [`set_response_with`](Self::set_response_with).
-    pub fn set_response<S: Schema>(&mut self, key: &str, args: &impl Serialize, value: &Value) -> Result<(), Error> {
+    pub fn set_response<S: Schema>(
+        &mut self,
+        key: &str,
+        args: &impl Serialize,
+        value: impl ResponseValue,
+    ) -> Result<(), Error> {
         self.set_response_with::<S>(key, args, value, WriteOptions::new())
     }
 
@@ -68,15 +136,17 @@ impl Store {
     ///
     /// `args` are the call's args (for collection keys and delete fallbacks). The method in the
     /// key selects the empty-response rules: an empty PUT/PATCH answer stands for `args ⊕ body`.
+    /// `value` is a [`Value`] (moved in) or a `&Value` (copied).
     pub fn set_response_with<S: Schema>(
         &mut self,
         key: &str,
         args: &impl Serialize,
-        value: &Value,
+        value: impl ResponseValue,
         opts: WriteOptions<'_>,
     ) -> Result<(), Error> {
         let args = Value::Object(args_map(args)?);
         let url = key.split_once(' ').map_or(key, |(_, url)| url);
+        let value = value.into_value().map_err(|e| e.with_url(url))?;
         self.write_only::<S>(key, &args, value, opts)
             .map_err(|e| e.with_url(url))
     }
@@ -87,7 +157,7 @@ impl Store {
         &mut self,
         key: &str,
         args: &Value,
-        value: &Value,
+        value: Value,
         opts: WriteOptions<'_>,
         layer: Option<u64>,
     ) -> Result<Arc<S::Output>, Error> {
@@ -112,7 +182,7 @@ impl Store {
         &mut self,
         key: &str,
         args: &Value,
-        value: &Value,
+        value: Value,
         opts: WriteOptions<'_>,
     ) -> Result<(), Error> {
         self.check_schema::<S>()?;
@@ -164,14 +234,19 @@ impl Store {
     fn normalize<S: Schema>(
         &self,
         method: &str,
-        value: &Value,
+        value: Value,
         args: &Value,
         opts: WriteOptions<'_>,
     ) -> Result<(Value, Pending), Error> {
-        let value = prepare(S::KIND, method, value, crate::normalize::as_map(args), opts.body)?;
+        let mut value = prepare(S::KIND, method, value, crate::normalize::as_map(args), opts.body)?;
         let mut ctx = NormalizeCtx::new(&self.tables, args, opts.body);
         ctx.policy = opts.policy;
-        let result = S::normalize(&value, &mut ctx)?;
+        let result = S::normalize(&mut value, &mut ctx);
+        if result.is_err() {
+            // What is left of a refused input may nest deeper than a recursive drop can go.
+            dispose(value);
+        }
+        let result = result?;
         Ok((result, ctx.pending))
     }
 
