@@ -802,6 +802,26 @@ fn scale_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// What `/usr/bin/time -v` measures for BENCHMARKS.md's peak memory: the Todo list of `n` built
+/// in memory as JSON, normalized into a store (moved in), the list read back once without the
+/// memo, and exit.
+fn memory_run(n: usize) -> ExitCode {
+    let input = todos_value(n);
+    let mut store = Store::new();
+    if let Err(e) = store.set_response::<Vec<Todo>>(TODOS_KEY, &(), input) {
+        eprintln!("[normalizr] {e}");
+        return ExitCode::FAILURE;
+    }
+    let read = store.__read_uncached::<Vec<Todo>>(TODOS_KEY, &());
+    let count = read.as_ref().map_or(0, Vec::len);
+    println!("normalized and read back {count} todos");
+    if count == n {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 fn main() -> ExitCode {
@@ -811,6 +831,7 @@ fn main() -> ExitCode {
     let mut only = None;
     let mut calls = None;
     let mut dump = None;
+    let mut memory = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -821,6 +842,8 @@ fn main() -> ExitCode {
             "--calls" => calls = args.next().and_then(|n| n.parse::<u64>().ok()).filter(|&n| n > 0),
             // Prints the generated Todo list of size N, to check its sha256 against the README.
             "--dump-todos" => dump = args.next().and_then(|n| n.parse::<usize>().ok()),
+            // The peak-memory run: build N todos in memory, normalize once, denormalize once, exit.
+            "--memory" => memory = args.next().and_then(|n| n.parse::<usize>().ok()),
             // Passed by `cargo bench`.
             "--bench" => {}
             other if other.starts_with("--") => {
@@ -836,6 +859,9 @@ fn main() -> ExitCode {
         let mut out = std::io::stdout().lock();
         serde_json::to_writer(&mut out, &generate_todos(n)).expect("stdout");
         return ExitCode::SUCCESS;
+    }
+    if let Some(n) = memory {
+        return memory_run(n);
     }
     if let Err(e) = check_generator() {
         eprintln!("[normalizr] {e}");
