@@ -328,7 +328,8 @@ pub(crate) fn normalize_entity<'a, E: Entity>(input: &'a Value, ctx: &mut Normal
     if input.is_object() {
         pk = E::pk(input)
             .filter(|pk| !pk.is_empty())
-            .or_else(|| fallback.map(str::to_owned))
+            // A `Values` map key stands in for a missing pk, but an empty key is no pk either (R-NORM-3).
+            .or_else(|| fallback.filter(|k| !k.is_empty()).map(str::to_owned))
             .ok_or_else(|| ctx.invalid(Some(E::KEY), "missing or empty primary key"))?;
     }
     ctx.entity_depth += 1;
