@@ -43,6 +43,10 @@ pub(crate) enum PendingWrite {
     Invalid,
     /// The full new content of a collection record.
     Collection(Vec<Value>),
+    /// The full new content of a collection record that adds references to the stored one
+    /// (push, unshift, get_page). Written by an older request, it still adds the references
+    /// the stored record lacks, at the end, or at the start when `front`.
+    Appended { items: Vec<Value>, front: bool },
 }
 
 /// Every write of one normalization, in document order of first occurrence.
@@ -72,6 +76,10 @@ impl Pending {
 
     pub(crate) fn collection(&mut self, table: &'static str, pk: String, items: Vec<Value>) {
         self.writes.insert((table, pk), PendingWrite::Collection(items));
+    }
+
+    pub(crate) fn appended(&mut self, table: &'static str, pk: String, items: Vec<Value>, front: bool) {
+        self.writes.insert((table, pk), PendingWrite::Appended { items, front });
     }
 }
 
