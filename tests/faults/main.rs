@@ -1,7 +1,9 @@
 //! Hardening (issue #7) against the demo API over real HTTP: every fault a server or the network
 //! can produce ends in a typed error, leaves the cache as it was apart from the key's own error
-//! record, and the next successful fetch of the key recovers (R-ERR-2, R-POL, R-RESP, R-REQ-5).
+//! record, and the next successful fetch of the key recovers (R-ERR-2, R-POL, R-RESP, R-REQ-5);
+//! responses that arrive out of order never overwrite newer data (R-NORM-7).
 
 mod fixtures;
 
 mod errors;
+mod order;
