@@ -163,3 +163,49 @@ fn r_inv_1_union_invalidation_picks_the_variant_or_every_table_holding_the_pk() 
             .all(|r| r["pk"] != "3")
     );
 }
+
+#[test]
+fn r_resp_6_a_union_delete_without_pk_uses_the_args_or_is_an_error() {
+    let mut store = Store::new();
+    let feed = json!([{"id": 1, "type": "link", "url": "u"}, {"id": 2, "type": "post", "content": "c"}]);
+    store.set_response::<Vec<FeedItem>>("GET /feed", &(), &feed).unwrap();
+    // An object with no usable pk, or an empty response, falls back to the args.
+    for reply in [json!({"ok": true}), Value::Null] {
+        let mut store = Store::new();
+        store.set_response::<Vec<FeedItem>>("GET /feed", &(), &feed).unwrap();
+        store
+            .set_response::<Invalidate<FeedItem>>("DELETE /feed/2", &json!({"id": 2}), &reply)
+            .unwrap();
+        assert_eq!(
+            *data::<Invalidate<FeedItem>>(&store, "DELETE /feed/2", &json!({"id": 2})),
+            "2"
+        );
+        assert_eq!(
+            data::<Vec<FeedItem>>(&store, "GET /feed", &json!({})).len(),
+            1,
+            "{reply}"
+        );
+    }
+    // No pk in the response nor in the args: an error that writes nothing, not a success that
+    // reads back as nothing.
+    let before = store.snapshot();
+    for reply in [json!({"ok": true}), Value::Null, json!({})] {
+        let err = store
+            .set_response::<Invalidate<FeedItem>>("DELETE /feed", &(), &reply)
+            .unwrap_err();
+        assert!(
+            matches!(&err, restcache::Error::InvalidResponse { reason, .. } if reason == "missing or empty primary key"),
+            "{err:?}"
+        );
+        assert_eq!(store.snapshot(), before);
+    }
+    // So is an element without a pk in a batch (R-RESP-6).
+    let err = store
+        .set_response::<Vec<Invalidate<FeedItem>>>("DELETE /feed", &(), &json!([1, {"ok": true}]))
+        .unwrap_err();
+    assert!(
+        matches!(&err, restcache::Error::InvalidResponse { position, .. } if position == "/1"),
+        "{err:?}"
+    );
+    assert_eq!(store.snapshot(), before);
+}

@@ -26,3 +26,23 @@ fn r_val_1_values_take_the_map_key_as_pk_and_drop_nulls_and_unresolved() {
         .unwrap();
     assert_eq!(data::<Values<User>>(&store, "GET /users", &json!({})).len(), 1);
 }
+
+#[test]
+fn r_val_1_an_empty_map_key_is_no_pk() {
+    let mut store = Store::new();
+    let before = store.snapshot();
+    let err = store
+        .set_response::<Values<User>>("GET /users", &(), &json!({"": {"name": "Ada"}}))
+        .unwrap_err();
+    assert!(
+        matches!(&err, restcache::Error::InvalidResponse { entity: Some(e), position, reason, .. }
+            if e == "User" && position == "/" && reason == "missing or empty primary key"),
+        "{err:?}"
+    );
+    assert_eq!(store.snapshot(), before);
+    // An entity's own pk still wins over an empty key.
+    store
+        .set_response::<Values<User>>("GET /users", &(), &json!({"": {"id": "u1", "name": "Ada"}}))
+        .unwrap();
+    assert_eq!(data::<Values<User>>(&store, "GET /users", &json!({}))[""].id, "u1");
+}

@@ -3,7 +3,7 @@
 
 use demo_api::DemoServer;
 use restcache::prelude::*;
-use restcache::rest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use restcache::rest::header::{AUTHORIZATION, COOKIE, HeaderMap, HeaderValue};
 use restcache::rest::{BoxFuture, Credentials, EndpointHooks, RequestInit};
 use restcache::{Error, Method};
 use serde_json::{Value, json};
@@ -228,5 +228,254 @@ async fn r_req_4_jar_cookies_are_credentials_too() {
         if home_gets {
             assert_eq!(seen_home["cookie"], "session=demo");
         }
+    }
+}
+
+/// Sets the credentials mode and every kind of hook-set credential (`Authorization`, a `Cookie`
+/// header, a header marked sensitive), plus an ordinary header.
+struct AllCredentials(Credentials);
+
+impl EndpointHooks for AllCredentials {
+    fn request_init(&self, init: &mut RequestInit) {
+        init.credentials = self.0;
+    }
+    fn headers(&self, mut headers: HeaderMap) -> BoxFuture<'_, Result<HeaderMap, Error>> {
+        Box::pin(async move {
+            headers.insert(AUTHORIZATION, HeaderValue::from_static("Bearer demo-token"));
+            headers.insert(COOKIE, HeaderValue::from_static("hook=1"));
+            let mut key = HeaderValue::from_static("s3cret");
+            key.set_sensitive(true);
+            headers.insert("x-api-key", key);
+            headers.insert("x-trace", HeaderValue::from_static("t1"));
+            Ok(headers)
+        })
+    }
+}
+
+/// The three servers of a matrix row; `Home` is the Controller's `base_url` unless the row has
+/// none.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum At {
+    Home,
+    Other,
+    Third,
+}
+
+/// Where the first request goes.
+#[derive(Clone, Copy, Debug)]
+enum Start {
+    /// A relative path: to `base_url`, the home origin.
+    BaseUrl,
+    /// `url_prefix` set to the first hop's server, with `base_url` the home origin.
+    Prefix,
+    /// No `base_url`: `url_prefix` is the home server, so it is the home origin.
+    PrefixOnly,
+    /// No `base_url` and no `url_prefix`: an absolute template, so there is no home origin.
+    NoHome,
+}
+
+/// One row: a chain of hops (the first where the request is sent, the others reached by
+/// redirects, the last answering `/whoami`) and, per mode, what each hop must receive: `H` the
+/// hook-set credentials (or `-`), then `J` the jar's cookie (or `-`), hops separated by spaces.
+struct Row {
+    name: &'static str,
+    start: Start,
+    hops: &'static [At],
+    omit: &'static str,
+    same_origin: &'static str,
+    include: &'static str,
+}
+
+/// R-REQ-4's table and the sentence after it: SameOrigin sends hook-set credentials only to
+/// the home origin and only while it is the origin the request was first sent to; Include
+/// sends them to the first origin (every hop that returns to it); jar cookies follow the mode
+/// (SameOrigin: home-origin hops; Include: the jar's domain rules, and every server here is
+/// 127.0.0.1); Omit sends nothing.
+#[rustfmt::skip]
+const MATRIX: &[Row] = &[
+    Row { name: "home, directly", start: Start::BaseUrl, hops: &[At::Home],
+          omit: "--", same_origin: "HJ", include: "HJ" },
+    Row { name: "another origin by url_prefix", start: Start::Prefix, hops: &[At::Other],
+          omit: "--", same_origin: "--", include: "HJ" },
+    Row { name: "home -> other", start: Start::BaseUrl, hops: &[At::Home, At::Other],
+          omit: "-- --", same_origin: "HJ --", include: "HJ -J" },
+    Row { name: "home -> home -> other (cross-origin at the end)", start: Start::BaseUrl,
+          hops: &[At::Home, At::Home, At::Other],
+          omit: "-- -- --", same_origin: "HJ HJ --", include: "HJ HJ -J" },
+    Row { name: "home -> other -> home (cross-origin in the middle)", start: Start::BaseUrl,
+          hops: &[At::Home, At::Other, At::Home],
+          omit: "-- -- --", same_origin: "HJ -- HJ", include: "HJ -J HJ" },
+    Row { name: "home -> other -> third -> other", start: Start::BaseUrl,
+          hops: &[At::Home, At::Other, At::Third, At::Other],
+          omit: "-- -- -- --", same_origin: "HJ -- -- --", include: "HJ -J -J -J" },
+    Row { name: "other (url_prefix) -> home", start: Start::Prefix, hops: &[At::Other, At::Home],
+          omit: "-- --", same_origin: "-- -J", include: "HJ -J" },
+    Row { name: "other (url_prefix) -> home -> other", start: Start::Prefix,
+          hops: &[At::Other, At::Home, At::Other],
+          omit: "-- -- --", same_origin: "-- -J --", include: "HJ -J HJ" },
+    Row { name: "home from url_prefix, no base_url: home -> other -> home", start: Start::PrefixOnly,
+          hops: &[At::Home, At::Other, At::Home],
+          omit: "-- -- --", same_origin: "HJ -- HJ", include: "HJ -J HJ" },
+    Row { name: "no home origin: absolute template -> other", start: Start::NoHome, hops: &[At::Home, At::Other],
+          omit: "-- --", same_origin: "-- --", include: "HJ -J" },
+];
+
+/// `encodeURIComponent`-style escaping, for a URL inside a query parameter.
+fn escape(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The URL of hop `i` of `hops` (absolute), which redirects to hop `i + 1` or answers `/whoami`.
+fn hop_url(servers: &[(At, &DemoServer)], hops: &[At], i: usize) -> String {
+    let base = |at: At| servers.iter().find(|(a, _)| *a == at).unwrap().1.base_url();
+    if i + 1 == hops.len() {
+        return format!("{}/whoami", base(hops[i]));
+    }
+    let status = [307, 302, 308, 301, 303][i % 5];
+    format!(
+        "{}/redirect?status={status}&to={}",
+        base(hops[i]),
+        escape(&hop_url(servers, hops, i + 1))
+    )
+}
+
+#[tokio::test]
+async fn r_req_4_credentials_matrix_over_origins_and_redirect_chains() {
+    let mut failures = Vec::new();
+    for row in MATRIX {
+        let home = DemoServer::start().await.unwrap();
+        let other = DemoServer::start().await.unwrap();
+        let third = DemoServer::start().await.unwrap();
+        let servers = [(At::Home, &home), (At::Other, &other), (At::Third, &third)];
+        for (mode, expected) in [
+            (Credentials::Omit, row.omit),
+            (Credentials::SameOrigin, row.same_origin),
+            (Credentials::Include, row.include),
+        ] {
+            for (_, s) in &servers {
+                s.clear_requests();
+            }
+            // The jar holds a cookie for the home server's host (127.0.0.1, any port).
+            let jar = std::sync::Arc::new(restcache::reqwest::cookie::Jar::default());
+            jar.add_cookie_str("jar=1; Path=/", &home.base_url().parse().unwrap());
+            let mut builder = Controller::builder().cookie_provider(jar);
+            if matches!(row.start, Start::BaseUrl | Start::Prefix) {
+                builder = builder.base_url(home.base_url());
+            }
+            let ctrl = builder.build().unwrap();
+            // The first hop: `/redirect` to the second (or `/whoami` if it is the only one), at
+            // the first server as the row's start says.
+            let (path, args) = match row.hops {
+                [_] => ("/whoami", json!({})),
+                _ => (
+                    "/redirect",
+                    json!({ "status": 307, "to": hop_url(&servers, row.hops, 1) }),
+                ),
+            };
+            let first = servers.iter().find(|(a, _)| *a == row.hops[0]).unwrap().1.base_url();
+            let (prefix, path) = match row.start {
+                Start::BaseUrl => (String::new(), path.to_owned()),
+                Start::Prefix | Start::PrefixOnly => (first, path.to_owned()),
+                Start::NoHome => (String::new(), format!("{}{path}", first.replace(':', r"\:"))),
+            };
+            let ep = RestEndpoint::<Value>::builder(&path)
+                .url_prefix(&prefix)
+                .hooks(AllCredentials(mode))
+                .build()
+                .unwrap();
+            if let Err(e) = ctrl.fetch(&ep, &args).await {
+                failures.push(format!("{} / {mode:?}: the request failed: {e}", row.name));
+                continue;
+            }
+            // Each server's log holds its hops, in order, and nothing else.
+            for (at, server) in &servers {
+                let visits = row.hops.iter().filter(|a| *a == at).count();
+                if server.requests().len() != visits {
+                    failures.push(format!(
+                        "{} / {mode:?}: {at:?} saw {:?}, expected {visits} hops",
+                        row.name,
+                        server.requests().iter().map(|r| r.uri()).collect::<Vec<_>>()
+                    ));
+                }
+            }
+            for (i, (at, want)) in row.hops.iter().zip(expected.split(' ')).enumerate() {
+                let nth = row.hops[..i].iter().filter(|a| *a == at).count();
+                let server = servers.iter().find(|(a, _)| a == at).unwrap().1;
+                let Some(req) = server.requests().get(nth).cloned() else {
+                    failures.push(format!("{} / {mode:?}: hop {i} never reached {at:?}", row.name));
+                    continue;
+                };
+                let cookie = req.header("cookie").unwrap_or("");
+                let hook = [
+                    req.header("authorization").is_some(),
+                    req.header("x-api-key").is_some(),
+                    cookie.contains("hook=1"),
+                ];
+                let got: String = [(hook[0], 'H'), (cookie.contains("jar=1"), 'J')]
+                    .iter()
+                    .map(|&(sent, c)| if sent { c } else { '-' })
+                    .collect();
+                // All hook-set credentials go together, and ordinary headers go everywhere.
+                if got != want || hook.iter().any(|&h| h != hook[0]) || req.header("x-trace").is_none() {
+                    failures.push(format!(
+                        "{} / {mode:?}: hop {i} ({at:?} {}) expected {want}, got {got} \
+                         (authorization {:?}, x-api-key {:?}, cookie {:?}, x-trace {:?})",
+                        row.name,
+                        req.path,
+                        req.header("authorization"),
+                        req.header("x-api-key"),
+                        req.header("cookie"),
+                        req.header("x-trace"),
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "credentials went where R-REQ-4 forbids, or not where it allows:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[tokio::test]
+async fn r_req_4_set_cookie_from_another_origin_after_a_redirect_is_stored_only_with_include() {
+    for (mode, home_gets) in [
+        (Credentials::Omit, None),
+        (Credentials::SameOrigin, None),
+        (Credentials::Include, Some("session=demo")),
+    ] {
+        let home = DemoServer::start().await.unwrap();
+        let other = DemoServer::start().await.unwrap();
+        let ctrl = Controller::builder()
+            .base_url(home.base_url())
+            .credentials(mode)
+            .cookie_store(true)
+            .build()
+            .unwrap();
+        // POST home /redirect -307-> POST other /login, which answers `Set-Cookie: session=demo`.
+        let hop = RestEndpoint::<Value>::builder("/redirect")
+            .method(Method::POST)
+            .build()
+            .unwrap();
+        let to = format!("{}/login", other.base_url());
+        ctrl.fetch(&hop, json!({ "status": 307, "to": to }))
+            .body(&json!({}))
+            .await
+            .unwrap();
+        assert_eq!(
+            other.requests()[0].path,
+            "/login",
+            "{mode:?}: the redirect was followed"
+        );
+        // The cookie is for 127.0.0.1, so the home server would get it if it had been stored.
+        let whoami = RestEndpoint::<Value>::builder("/whoami").build().unwrap();
+        let seen = ctrl.fetch(&whoami, ()).await.unwrap();
+        assert_eq!(seen["cookie"].as_str(), home_gets, "{mode:?}");
     }
 }

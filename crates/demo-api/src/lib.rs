@@ -66,6 +66,25 @@
 //! (200, `null`), `pk` (the pk as a JSON string; an array of them for the batch delete) or
 //! `object` (the object; an array for the batch delete).
 //!
+//! # Injected faults
+//!
+//! Any route, the data routes included, can be made to fail for the next request(s):
+//! [`DemoServer::inject`]`(path, fault)` arms a [`Fault`] for one request to `path` (any method,
+//! any query), which is then answered by the fault instead of its route, so the same cache key
+//! can fail once and succeed on the next request. The faults answer like the `/misbehave/*`
+//! routes:
+//!
+//! | fault | answer |
+//! |---|---|
+//! | `Status(N)` | status N, `{"error": "injected N", "status": N}` |
+//! | `CloseMidBody` | like `/misbehave/close-mid-body` |
+//! | `Truncated` | like `/misbehave/truncated` |
+//! | `Html` | like `/misbehave/html` |
+//! | `Json(value)` | 200 `application/json`, that value |
+//! | `Huge(N)`, `HugeChunked(N)` | like `/misbehave/huge?bytes=N`, `/misbehave/huge-chunked?bytes=N` |
+//! | `Deep(N)` | like `/misbehave/deep?depth=N` |
+//! | `Delay(d)` | waits `d`, then the route answers as usual |
+//!
 //! [`client`] is a minimal HTTP/1.1 client over a raw TCP stream, enough for tests that need to see
 //! exactly what went over the wire without pulling in a full HTTP client.
 //!
@@ -88,6 +107,7 @@ pub mod client;
 mod data;
 mod error;
 mod extract;
+mod fault;
 mod hold;
 mod record;
 mod reply;
@@ -96,6 +116,7 @@ mod server;
 mod state;
 mod stream_body;
 
+pub use fault::Fault;
 pub use hold::{Held, Hold};
 pub use record::RecordedRequest;
 pub use server::DemoServer;

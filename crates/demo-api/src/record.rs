@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use crate::error::ApiError;
+use crate::fault::{Applied, Fault};
 use crate::state::Shared;
 
 /// Request bodies larger than this are refused (and recorded with an empty body).
@@ -87,7 +88,8 @@ impl RecordedRequest {
 }
 
 /// Middleware around every route and the fallback: reads the body, records the request, waits
-/// while a [`Hold`](crate::Hold) on its path keeps it, then hands it on.
+/// while a [`Hold`](crate::Hold) on its path keeps it, then answers with the first
+/// [`Fault`](crate::Fault) armed for its path, or hands it on.
 pub(crate) async fn record_then_hold(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
     let bytes = match to_bytes(body, MAX_REQUEST_BODY).await {
@@ -98,9 +100,17 @@ pub(crate) async fn record_then_hold(State(shared): State<Arc<Shared>>, request:
             return ApiError::bad_request(format!("could not read the request body: {e}")).into_response();
         }
     };
-    if let Some(release) = shared.record(RecordedRequest::from_parts(&parts, &bytes)) {
+    let release = shared.record(RecordedRequest::from_parts(&parts, &bytes));
+    // A fault belongs to the request that arrives first, even if it is held the longest.
+    let fault = shared.faults.take(parts.uri.path());
+    if let Some(release) = release {
         // Released explicitly, or because the `Held` or the `Hold` was dropped: either way, go on.
         let _ = release.await;
+    }
+    match fault.map(Fault::apply) {
+        Some(Applied::Answer(response)) => return response,
+        Some(Applied::Delay(wait)) => tokio::time::sleep(wait).await,
+        None => {}
     }
     next.run(Request::from_parts(parts, Body::from(bytes))).await
 }

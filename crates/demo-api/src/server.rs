@@ -10,6 +10,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 use crate::data::{Record, position};
+use crate::fault::Fault;
 use crate::hold::Hold;
 use crate::record::RecordedRequest;
 use crate::routes;
@@ -174,6 +175,46 @@ impl DemoServer {
     /// replaces the earlier hold for new arrivals.
     pub fn hold(&self, path: &str) -> Hold {
         self.shared.holds.hold(path)
+    }
+
+    /// Arms `fault` for one request to `path` (the path without the query, any method): the
+    /// next request to arrive there is recorded, waits on a [`DemoServer::hold`] if its path is
+    /// held, and is then answered by the fault instead of its route (see [`Fault`]). Injecting
+    /// several faults for a path arms that many requests, in order; later requests are handled
+    /// normally again.
+    ///
+    /// # Panics
+    ///
+    /// If `fault` is a [`Fault::Status`] whose code is not in `100..=999`.
+    ///
+    /// ```
+    /// use demo_api::{DemoServer, Fault, client};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let server = DemoServer::start().await?;
+    /// server.inject("/todos/2", Fault::Status(503));
+    /// server.inject("/todos/2", Fault::Html);
+    /// assert_eq!(server.armed_faults("/todos/2"), 2);
+    ///
+    /// let failed = client::request(server.addr(), "PATCH", "/todos/2", &[], Some(br#"{"title":"x"}"#)).await?;
+    /// assert_eq!(failed.status, 503);
+    /// assert_eq!(failed.json().unwrap()["error"], "injected 503");
+    /// assert_eq!(server.todo(2).unwrap()["title"], "Todo 2", "the faulted PATCH changed nothing");
+    /// let html = client::get(server.addr(), "/todos/2?any=query").await?;
+    /// assert_eq!(html.header("content-type"), Some("text/html; charset=utf-8"));
+    /// assert_eq!(client::get(server.addr(), "/todos/2").await?.json().unwrap()["id"], 2);
+    /// assert_eq!(server.armed_faults("/todos/2"), 0);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn inject(&self, path: &str, fault: Fault) {
+        self.shared.faults.inject(path, fault);
+    }
+
+    /// How many faults [`DemoServer::inject`] armed for `path` that no request has used yet.
+    pub fn armed_faults(&self, path: &str) -> usize {
+        self.shared.faults.armed(path)
     }
 
     /// Every todo the server holds, in id order.

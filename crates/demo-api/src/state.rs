@@ -5,15 +5,18 @@ use std::sync::{Mutex, MutexGuard};
 use tokio::sync::{oneshot, watch};
 
 use crate::data::Data;
+use crate::fault::FaultRegistry;
 use crate::hold::HoldRegistry;
 use crate::record::RecordedRequest;
 
-/// Everything the routes and the test handle share: the data, the request log and the holds.
+/// Everything the routes and the test handle share: the data, the request log, the holds and
+/// the armed faults.
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) data: Mutex<Data>,
     pub(crate) log: Mutex<Vec<RecordedRequest>>,
     pub(crate) holds: HoldRegistry,
+    pub(crate) faults: FaultRegistry,
     /// The log's length, announced after each request is recorded (and queued, if held).
     pub(crate) logged: watch::Sender<usize>,
 }
@@ -25,6 +28,7 @@ impl Shared {
             data: Mutex::new(Data::seeded()),
             log: Mutex::new(Vec::new()),
             holds: HoldRegistry::default(),
+            faults: FaultRegistry::default(),
             logged: watch::Sender::new(0),
         }
     }

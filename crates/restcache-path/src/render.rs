@@ -20,8 +20,9 @@ impl Template {
     ///
     /// [`RenderError::MissingParam`] for the first absent required parameter or wildcard,
     /// [`RenderError::InvalidParam`] for a value of the wrong kind, an empty, `.` or `..` path
-    /// value, or a nested query value. When several values are wrong, the first in template order
-    /// (then in query key order) is reported.
+    /// value, a value that completes a dot segment with the text around it (`.%2:id` with `id` =
+    /// `e` gives `.%2e`, read as `..`), or a nested query value. When several values are wrong,
+    /// the first in template order (then in query key order) is reported.
     ///
     /// # Example
     ///
@@ -101,30 +102,14 @@ impl Template {
             }
             args.get(name).filter(|v| !v.is_null())
         };
-        let mut path = String::new();
-        for token in &self.tokens {
-            match token {
-                Token::Text(text) => path.push_str(text),
-                Token::Slot(index) => {
-                    let placeholder = &self.placeholders[*index];
-                    match render_slot(placeholder, lookup(&placeholder.name))? {
-                        Some(rendered) => path.push_str(&rendered),
-                        None if placeholder.optional => {}
-                        None => {
-                            return Err(RenderError::MissingParam {
-                                name: placeholder.name.clone(),
-                                template: self.source.clone(),
-                            });
-                        }
-                    }
-                }
-                Token::Group(tokens) => {
-                    if let Some(rendered) = self.render_group(tokens, &lookup)? {
-                        path.push_str(&rendered);
-                    }
-                }
-            }
+        let mut path = RenderedPath::default();
+        if let Err(e) = self.render_path(&mut path, &lookup) {
+            // A value that completes a dot segment before the fault comes first in template order.
+            self.check_dot_segments(&path, false)?;
+            return Err(e);
         }
+        self.check_dot_segments(&path, true)?;
+        let path = path.text;
         let query = self.query(args, excluded)?;
         let mut url = String::with_capacity(url_prefix.len() + path.len() + query.len() + 1);
         url.push_str(url_prefix);
@@ -136,22 +121,57 @@ impl Template {
         Ok(url)
     }
 
-    /// A group's text when every slot in it is provided; `None` otherwise. Provided values are
-    /// checked even when the group is left out.
+    /// Renders the path into `out`, recording where each value went.
+    fn render_path<'a>(
+        &self,
+        out: &mut RenderedPath,
+        lookup: &impl Fn(&str) -> Option<&'a Value>,
+    ) -> Result<(), RenderError> {
+        for token in &self.tokens {
+            match token {
+                Token::Text(text) => out.text.push_str(text),
+                Token::Slot(index) => {
+                    let placeholder = &self.placeholders[*index];
+                    match render_slot(placeholder, lookup(&placeholder.name))? {
+                        Some(rendered) => out.push_value(&rendered, *index),
+                        None if placeholder.optional => {}
+                        None => {
+                            return Err(RenderError::MissingParam {
+                                name: placeholder.name.clone(),
+                                template: self.source.clone(),
+                            });
+                        }
+                    }
+                }
+                Token::Group(tokens) => {
+                    let mark = (out.text.len(), out.values.len());
+                    if !self.render_group(tokens, lookup, out)? {
+                        out.text.truncate(mark.0);
+                        out.values.truncate(mark.1);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Renders a group into `out`; returns whether every slot in it is provided (otherwise the
+    /// caller takes its text out again). Provided values are checked even when the group is left
+    /// out.
     fn render_group<'a>(
         &self,
         tokens: &[Token],
         lookup: &impl Fn(&str) -> Option<&'a Value>,
-    ) -> Result<Option<String>, RenderError> {
-        let mut out = String::new();
+        out: &mut RenderedPath,
+    ) -> Result<bool, RenderError> {
         let mut complete = true;
         for token in tokens {
             match token {
-                Token::Text(text) => out.push_str(text),
+                Token::Text(text) => out.text.push_str(text),
                 Token::Slot(index) => {
                     let placeholder = &self.placeholders[*index];
                     match render_slot(placeholder, lookup(&placeholder.name))? {
-                        Some(rendered) => out.push_str(&rendered),
+                        Some(rendered) => out.push_value(&rendered, *index),
                         None => complete = false,
                     }
                 }
@@ -159,7 +179,34 @@ impl Template {
                 Token::Group(_) => complete = false,
             }
         }
-        Ok(complete.then_some(out))
+        Ok(complete)
+    }
+
+    /// R-URL-2: a value must not form a dot segment with the template text around it either
+    /// (`.%2:id` with `id` = `e` gives `.%2e`, which URL parsers resolve as `..`). Checks the
+    /// segments of the path part (up to a `?` or `#`); the last one only when the path is
+    /// `finished`, since text still to come could change it.
+    fn check_dot_segments(&self, path: &RenderedPath, finished: bool) -> Result<(), RenderError> {
+        let end = path.text.find(['?', '#']);
+        let part = &path.text[..end.unwrap_or(path.text.len())];
+        let mut start = 0;
+        for segment in part.split('/') {
+            let stop = start + segment.len();
+            let last = stop == part.len();
+            if (!last || finished || end.is_some())
+                && is_dot_segment(segment)
+                && let Some(&(_, _, index)) = path.values.iter().find(|(s, e, _)| *s < stop && *e > start)
+            {
+                return Err(RenderError::invalid(
+                    &self.placeholders[index].name,
+                    format!(
+                        "a path value cannot complete the segment `{segment}`: the URL parser would resolve it as a dot segment"
+                    ),
+                ));
+            }
+            start = stop + 1;
+        }
+        Ok(())
     }
 
     /// The encoded query: every args key that is not a name of this template (R-URL-4).
@@ -191,6 +238,30 @@ impl Template {
         }
         Ok(form_encode(pairs))
     }
+}
+
+/// A rendered path and where each value sits in it: `(start, end, placeholder index)`.
+#[derive(Default)]
+struct RenderedPath {
+    text: String,
+    values: Vec<(usize, usize, usize)>,
+}
+
+impl RenderedPath {
+    fn push_value(&mut self, rendered: &str, index: usize) {
+        let start = self.text.len();
+        self.text.push_str(rendered);
+        self.values.push((start, self.text.len(), index));
+    }
+}
+
+/// `.` or `..`, in any of the spellings URL parsers resolve (`%2e` for a dot, any case).
+fn is_dot_segment(segment: &str) -> bool {
+    segment.len() <= 6
+        && matches!(
+            segment.to_ascii_lowercase().as_str(),
+            "." | "%2e" | ".." | ".%2e" | "%2e." | "%2e%2e"
+        )
 }
 
 /// The rendered text of one parameter or wildcard (with the `/` an optional parameter took

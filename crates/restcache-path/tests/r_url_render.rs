@@ -235,6 +235,29 @@ fn r_url_2_optional_and_grouped_values_are_checked_too() {
 }
 
 #[test]
+fn r_url_2_a_value_cannot_complete_a_dot_segment() {
+    // URL parsers read `%2e` as `.`, so a value can finish a dot segment the template started.
+    let reason = invalid(r"/files/.%2:x", json!({ "x": "e" }), "x");
+    assert_eq!(
+        reason,
+        "a path value cannot complete the segment `.%2e`: the URL parser would resolve it as a dot segment"
+    );
+    invalid("/files/%2:x", json!({ "x": "E" }), "x");
+    invalid("/files/%:x", json!({ "x": "2e" }), "x");
+    invalid("/files/%2:x%2:y", json!({ "x": "e", "y": "e" }), "x");
+    invalid("/files/%*path", json!({ "path": ["2e", "a"] }), "path");
+    invalid("/files{/.%2:x}", json!({ "x": "e" }), "x");
+    // Before a fault further on, in template order.
+    invalid("/.%2:a/:b", json!({ "a": "e" }), "a");
+    missing("/.%2:a:b", json!({ "a": "e" }), "b");
+    // Anything else renders as before: other segments, the template's own text, the query part.
+    renders("/files/%2:x", json!({ "x": "f" }), "/files/%2f");
+    renders("/files/.%2:x", json!({ "x": "ex" }), "/files/.%2ex");
+    renders("/a/../:x", json!({ "x": "b" }), "/a/../b");
+    renders(r"/s\?q=.%2:x", json!({ "x": "e" }), "/s?q=.%2e");
+}
+
+#[test]
 fn r_url_2_first_problem_in_template_order() {
     invalid("/:a/:b", json!({ "a": "", "z": {} }), "a");
     missing("/:a/:b", json!({ "b": "", "z": {} }), "a");

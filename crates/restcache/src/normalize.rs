@@ -56,6 +56,10 @@ pub(crate) enum PendingWrite {
     Invalid,
     /// The full new content of a collection record.
     Collection(Vec<Value>),
+    /// The full new content of a collection record that adds references to the stored one
+    /// (push, unshift, get_page). Written by an older request, it still adds the references
+    /// the stored record lacks, at the end, or at the start when `front`.
+    Appended { items: Vec<Value>, front: bool },
 }
 
 /// Every write of one normalization, in document order of first occurrence.
@@ -85,6 +89,10 @@ impl Pending {
 
     pub(crate) fn collection(&mut self, table: &'static str, pk: String, items: Vec<Value>) {
         self.writes.insert((table, pk), PendingWrite::Collection(items));
+    }
+
+    pub(crate) fn appended(&mut self, table: &'static str, pk: String, items: Vec<Value>, front: bool) {
+        self.writes.insert((table, pk), PendingWrite::Appended { items, front });
     }
 }
 
@@ -351,7 +359,8 @@ pub(crate) fn normalize_entity<E: Entity>(input: &mut Value, ctx: &mut Normalize
     if input.is_object() {
         pk = E::pk(input)
             .filter(|pk| !pk.is_empty())
-            .or(fallback)
+            // A `Values` map key stands in for a missing pk, but an empty key is no pk either (R-NORM-3).
+            .or(fallback.filter(|k| !k.is_empty()))
             .ok_or_else(|| ctx.invalid(Some(E::KEY), "missing or empty primary key"))?;
     }
     ctx.entity_depth += 1;

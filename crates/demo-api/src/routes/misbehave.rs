@@ -25,11 +25,11 @@ pub(super) fn routes() -> Router<Arc<Shared>> {
         .route("/500", any(|| status(StatusCode::INTERNAL_SERVER_ERROR)))
         .route("/404", any(|| status(StatusCode::NOT_FOUND)))
         .route("/503", any(|| status(StatusCode::SERVICE_UNAVAILABLE)))
-        .route("/html", get(html))
+        .route("/html", get(|| async { html() }))
         .route("/no-content-type-json", get(no_content_type_json))
         .route("/problem-json", get(problem_json))
-        .route("/truncated", get(truncated))
-        .route("/close-mid-body", get(close_mid_body))
+        .route("/truncated", get(|| async { truncated() }))
+        .route("/close-mid-body", get(|| async { close_mid_body() }))
         .route("/huge", get(huge))
         .route("/huge-chunked", get(huge_chunked))
         .route("/slow", get(slow))
@@ -39,7 +39,7 @@ pub(super) fn routes() -> Router<Arc<Shared>> {
 }
 
 /// A response with exactly this content type (or none) and body.
-fn raw(status: StatusCode, content_type: Option<&'static str>, body: impl Into<Body>) -> Response {
+pub(crate) fn raw(status: StatusCode, content_type: Option<&'static str>, body: impl Into<Body>) -> Response {
     let mut response = Response::new(body.into());
     *response.status_mut() = status;
     if let Some(content_type) = content_type {
@@ -56,7 +56,7 @@ async fn status(status: StatusCode) -> ApiError {
 }
 
 /// 200 `text/html`.
-async fn html() -> Response {
+pub(crate) fn html() -> Response {
     raw(
         StatusCode::OK,
         Some("text/html; charset=utf-8"),
@@ -76,12 +76,12 @@ async fn problem_json() -> Response {
 }
 
 /// 200 `application/json` whose body stops inside a string: not valid JSON.
-async fn truncated() -> Response {
+pub(crate) fn truncated() -> Response {
     raw(StatusCode::OK, Some("application/json"), r#"{"id": 1, "title": "cut"#)
 }
 
 /// 200 with `Content-Length: 64`, then only part of the body before the connection is closed.
-async fn close_mid_body() -> Response {
+pub(crate) fn close_mid_body() -> Response {
     let pieces = [
         Piece::Bytes(Bytes::from_static(br#"{"id": 1, "title": ""#)),
         Piece::Yield,
@@ -103,8 +103,10 @@ fn huge_size(params: &Params) -> Result<u64, ApiError> {
     Ok(bytes.max(2))
 }
 
-/// A JSON string of exactly `size` bytes (quotes included), streamed.
-fn huge_body(size: u64, with_length: bool) -> Response {
+/// A JSON string of exactly `size` bytes (quotes included, so at least 2), streamed; with
+/// `Content-Length` if `with_length`, else chunked.
+pub(crate) fn huge_body(size: u64, with_length: bool) -> Response {
+    let size = size.max(2);
     let quote = || Piece::Bytes(Bytes::from_static(b"\""));
     let body = StreamBody::new([quote(), Piece::Fill(size - 2), quote()], with_length.then_some(size));
     raw(StatusCode::OK, Some("application/json"), body.into_body())
@@ -136,11 +138,15 @@ async fn deep(params: Params) -> Result<Response, ApiError> {
             MAX_GENERATED / 2
         )));
     }
-    let depth = depth as usize;
+    Ok(deep_body(depth as usize))
+}
+
+/// 200 `application/json`: `depth` nested arrays, `[[[...]]]`.
+pub(crate) fn deep_body(depth: usize) -> Response {
     let mut body = Vec::with_capacity(depth * 2);
     body.resize(depth, b'[');
     body.resize(depth * 2, b']');
-    Ok(raw(StatusCode::OK, Some("application/json"), body))
+    raw(StatusCode::OK, Some("application/json"), body)
 }
 
 /// 200 `application/json` with a body of only spaces and newlines.

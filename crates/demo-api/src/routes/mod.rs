@@ -12,7 +12,7 @@ use crate::state::Shared;
 mod articles;
 mod auth;
 mod feed;
-mod misbehave;
+pub(crate) mod misbehave;
 mod redirect;
 mod todos;
 mod users;

@@ -158,7 +158,7 @@ impl Controller {
         drop(flights);
 
         let started = Instant::now();
-        let layer = self.add_layer::<S>(&req, id, started);
+        let layer = self.add_layer::<S>(&req, id, started, epoch);
         let ctrl = self.clone();
         runtime.spawn(async move {
             let result = ctrl.execute::<S>(&req, started, epoch, layer).await;
@@ -174,8 +174,10 @@ impl Controller {
         outcome
     }
 
-    /// R-FETCH-1 step 3: the optimistic layer of a mutation, from the moment it starts.
-    fn add_layer<S: Schema>(&self, req: &Prepared, id: u64, started: Instant) -> Option<u64> {
+    /// R-FETCH-1 step 3: the optimistic layer of a mutation, from the moment it starts. None if
+    /// the store was reset since the fetch read its epoch: the fetch resolves with
+    /// `Error::Reset`, and a layer added now would outlive it (R-EXP-5).
+    fn add_layer<S: Schema>(&self, req: &Prepared, id: u64, started: Instant, epoch: u64) -> Option<u64> {
         let transform = req.cfg.transform?;
         let n = self.inner.next_placeholder.fetch_add(1, Ordering::Relaxed);
         let spec = LayerSpec {
@@ -189,7 +191,13 @@ impl Controller {
             placeholder: format!("optimistic-{n}"),
             policy: req.cfg.policy.clone(),
         };
-        self.inner.store.lock().add_layer(Layer::new::<S>(spec));
+        {
+            let mut store = self.inner.store.lock();
+            if store.epoch() != epoch {
+                return None;
+            }
+            store.add_layer(Layer::new::<S>(spec));
+        }
         self.notify();
         Some(id)
     }

@@ -176,9 +176,10 @@ impl Http {
         for hop in 0..=MAX_REDIRECTS {
             let here = origin(&url);
             let at_home = home.as_ref() == Some(&here);
+            // Hook-set credentials never follow a redirect to an origin other than the first.
             let with_credentials = match credentials {
                 Credentials::Omit => false,
-                Credentials::SameOrigin => at_home,
+                Credentials::SameOrigin => at_home && here == first,
                 Credentials::Include => hop == 0 || here == first,
             };
             let mut headers = plain.clone();

@@ -243,7 +243,8 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
         }
         let pk = collection_pk(&key);
         let table = T::collection_key();
-        let refs = if !nested && ctx.mode == CollectionMode::Append {
+        let append = !nested && ctx.mode == CollectionMode::Append;
+        let refs = if append {
             let stored = ctx.tables.by_name(table).and_then(|t| t.rows.get(pk.as_str()));
             let mut merged = match stored {
                 Some(Slot {
@@ -261,7 +262,11 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
         } else {
             refs
         };
-        ctx.pending.collection(table, pk.clone(), refs);
+        if append {
+            ctx.pending.appended(table, pk.clone(), refs, false);
+        } else {
+            ctx.pending.collection(table, pk.clone(), refs);
+        }
         Ok(Value::String(pk))
     }
 
@@ -348,7 +353,7 @@ fn add_to_lists<T: EntitySchema>(
         }
     }
     for (pk, list) in additions {
-        ctx.pending.collection(table, pk, list);
+        ctx.pending.appended(table, pk, list, front);
     }
     Ok(r)
 }

@@ -179,11 +179,14 @@ pub fn invalidate<U: Union>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result
         return Ok(Some(pk));
     }
     // A bare pk, or an object without the attribute (the args fallback): every variant table
-    // that holds the pk its own rule computes.
+    // that holds the pk its own rule computes. At the top of the response, an object without a
+    // pk falls back to the args, as for an entity (R-RESP-6).
     let mut first = None;
     for (i, key) in U::KEYS.iter().enumerate() {
         let pk = match input {
-            Value::Object(_) => U::pk_of_variant(i, input),
+            Value::Object(_) => U::pk_of_variant(i, input)
+                .or_else(|| ctx.path.is_empty().then(|| U::pk_of_variant(i, ctx.args)).flatten())
+                .filter(|pk| !pk.is_empty()),
             _ => Some(invalidated_pk(input, ctx, U::NAME, |_| None)?),
         };
         let Some(pk) = pk else { continue };
@@ -196,8 +199,8 @@ pub fn invalidate<U: Union>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result
         }
         first.get_or_insert(pk);
     }
-    if first.is_none() {
-        tracing::warn!(union = U::NAME, position = %ctx.pointer(), "invalidation matches no variant; skipped");
-    }
-    Ok(first)
+    // No variant's rule finds a pk: a missing pk, as for an entity (R-NORM-3, R-RESP-6).
+    first
+        .map(Some)
+        .ok_or_else(|| ctx.invalid(Some(U::NAME), "missing or empty primary key"))
 }

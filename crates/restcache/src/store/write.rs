@@ -217,7 +217,9 @@ impl Store {
             let record = match write {
                 PendingWrite::Entity(fields) => Record::Valid(Value::Object(fields.clone())),
                 PendingWrite::Invalid => Record::Invalid,
-                PendingWrite::Collection(items) => Record::Valid(Value::Array(items.clone())),
+                PendingWrite::Collection(items) | PendingWrite::Appended { items, .. } => {
+                    Record::Valid(Value::Array(items.clone()))
+                }
             };
             scratch.get_or_create(table).1.rows.insert(
                 pk.clone(),
@@ -355,7 +357,9 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
                 let record = match write {
                     PendingWrite::Entity(fields) => Record::Valid(Value::Object(fields)),
                     PendingWrite::Invalid => Record::Invalid,
-                    PendingWrite::Collection(items) => Record::Valid(Value::Array(items)),
+                    PendingWrite::Collection(items) | PendingWrite::Appended { items, .. } => {
+                        Record::Valid(Value::Array(items))
+                    }
                 };
                 let version = Store::bump(next);
                 t.rows.insert(pk, Slot { record, meta, version });
@@ -385,6 +389,18 @@ fn apply(slot: &mut Slot, write: PendingWrite, meta: EntityMeta) -> bool {
                 }
             }
         }
+        // An older push, unshift or page merges underneath: the stored list stays as it is,
+        // plus the references only the older write adds (a later-started write must not make
+        // it lose an entity the server created).
+        (PendingWrite::Appended { items, front }, Record::Valid(Value::Array(stored))) if older => {
+            let added: Vec<Value> = items.into_iter().filter(|r| !stored.contains(r)).collect();
+            changed = !added.is_empty();
+            if front {
+                stored.splice(0..0, added);
+            } else {
+                stored.extend(added);
+            }
+        }
         (_, _) if older => {}
         (PendingWrite::Entity(fields), record) => {
             *record = Record::Valid(Value::Object(fields));
@@ -394,7 +410,7 @@ fn apply(slot: &mut Slot, write: PendingWrite, meta: EntityMeta) -> bool {
             changed = *record != Record::Invalid;
             *record = Record::Invalid;
         }
-        (PendingWrite::Collection(items), record) => {
+        (PendingWrite::Collection(items) | PendingWrite::Appended { items, .. }, record) => {
             let new = Record::Valid(Value::Array(items));
             changed = *record != new;
             *record = new;

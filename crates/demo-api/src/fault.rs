@@ -1,0 +1,125 @@
+//! Fault injection: the next request to a path answered with a chosen fault instead of by its
+//! route, so a test can make one key fail and then succeed.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use crate::error::ApiError;
+use crate::routes::misbehave;
+use crate::state::lock;
+
+/// How one request is made to fail; armed with [`DemoServer::inject`](crate::DemoServer::inject).
+///
+/// Every fault but [`Fault::Delay`] answers *instead of* the route: the request is recorded (and
+/// held, if its path is held) as usual, but its handler never runs, so a faulted mutation
+/// changes nothing on the server. The answers are those of the `/misbehave/*` routes.
+///
+/// ```
+/// use demo_api::{DemoServer, Fault, client};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// let server = DemoServer::start().await?;
+/// server.inject("/todos/1", Fault::Truncated);
+/// let cut = client::get(server.addr(), "/todos/1").await?;
+/// assert_eq!((cut.status, cut.text().as_str()), (200, r#"{"id": 1, "title": "cut"#));
+/// let whole = client::get(server.addr(), "/todos/1").await?;
+/// assert_eq!(whole.json().unwrap()["title"], "Todo 1", "a fault is used by one request");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Fault {
+    /// This status (100..=999) with the JSON error body `{"error": "injected N", "status": N}`.
+    Status(u16),
+    /// 200 `application/json` with `Content-Length: 64`, then 20 bytes of the body, then the
+    /// connection is closed.
+    CloseMidBody,
+    /// 200 `application/json` with the body `{"id": 1, "title": "cut`, which is not valid JSON.
+    Truncated,
+    /// 200 `text/html; charset=utf-8` with an HTML body.
+    Html,
+    /// 200 `application/json` with this body (well-formed JSON the client may still reject).
+    Json(Value),
+    /// 200 `application/json`: a JSON string of exactly this many bytes (at least 2), streamed,
+    /// with `Content-Length`.
+    Huge(u64),
+    /// Like [`Fault::Huge`], chunked, without `Content-Length`.
+    HugeChunked(u64),
+    /// 200 `application/json`: this many nested arrays, `[[[...]]]`.
+    Deep(usize),
+    /// Waits this long on the server's clock, then lets the route answer as usual. With
+    /// [`DemoServer::start_on_thread`](crate::DemoServer::start_on_thread) that is real time
+    /// whatever the test's clock; dropping the server ends the wait.
+    Delay(Duration),
+}
+
+/// What an armed fault does to the request it was taken by.
+pub(crate) enum Applied {
+    /// Answer with this instead of the route.
+    Answer(Response),
+    /// Wait this long, then let the route answer.
+    Delay(Duration),
+}
+
+impl Fault {
+    pub(crate) fn apply(self) -> Applied {
+        let answer = match self {
+            Fault::Status(code) => {
+                // `inject` checked the code.
+                let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                ApiError::new(status, format!("injected {code}")).into_response()
+            }
+            Fault::CloseMidBody => misbehave::close_mid_body(),
+            Fault::Truncated => misbehave::truncated(),
+            Fault::Html => misbehave::html(),
+            Fault::Json(body) => misbehave::raw(StatusCode::OK, Some("application/json"), body.to_string()),
+            Fault::Huge(bytes) => misbehave::huge_body(bytes, true),
+            Fault::HugeChunked(bytes) => misbehave::huge_body(bytes, false),
+            Fault::Deep(depth) => misbehave::deep_body(depth),
+            Fault::Delay(wait) => return Applied::Delay(wait),
+        };
+        Applied::Answer(answer)
+    }
+}
+
+/// The armed faults, per path, in the order they were injected.
+#[derive(Debug, Default)]
+pub(crate) struct FaultRegistry {
+    by_path: Mutex<HashMap<String, VecDeque<Fault>>>,
+}
+
+impl FaultRegistry {
+    /// Arms `fault` for the next request to `path` that finds no earlier fault armed.
+    pub(crate) fn inject(&self, path: &str, fault: Fault) {
+        if let Fault::Status(code) = fault {
+            assert!(
+                StatusCode::from_u16(code).is_ok(),
+                "Fault::Status({code}): a status code is 100..=999"
+            );
+        }
+        lock(&self.by_path).entry(path.to_owned()).or_default().push_back(fault);
+    }
+
+    /// Takes the first fault armed for `path`, if any.
+    pub(crate) fn take(&self, path: &str) -> Option<Fault> {
+        let mut by_path = lock(&self.by_path);
+        let queue = by_path.get_mut(path)?;
+        let fault = queue.pop_front();
+        if queue.is_empty() {
+            by_path.remove(path);
+        }
+        fault
+    }
+
+    /// How many faults are still armed for `path`.
+    pub(crate) fn armed(&self, path: &str) -> usize {
+        lock(&self.by_path).get(path).map_or(0, VecDeque::len)
+    }
+}

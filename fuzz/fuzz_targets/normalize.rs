@@ -1,0 +1,187 @@
+//! Raw bytes as a response: the first byte picks the schema kind, the method of the key and the
+//! args; the rest is parsed as JSON and written to a seeded `Store` with `set_response_with`.
+//!
+//! Checked (R-ERR-2, R-NORM-2/3, R-EXP-6): no panic; a failed write leaves the snapshot exactly
+//! as it was (no error record either); a successful write reads back as valid data and stores
+//! no entity under an empty pk.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use restcache::prelude::*;
+use restcache::schema::Schema;
+use restcache::store::WriteOptions;
+use serde_json::{Value, json};
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct User {
+    #[entity(pk)]
+    id: String,
+    name: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct Todo {
+    #[entity(pk)]
+    id: u64,
+    title: String,
+    completed: bool,
+    score: Option<f64>,
+    #[entity(schema)]
+    owner: Option<User>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct Assignment {
+    #[entity(pk)]
+    id: String,
+    #[entity(schema)]
+    user: User,
+    #[entity(schema)]
+    todos: Vec<Todo>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct Link {
+    #[entity(pk)]
+    id: u64,
+    url: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct Post {
+    #[entity(pk)]
+    id: String,
+    content: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Union)]
+#[union(attribute = "type")]
+enum FeedItem {
+    Link(Link),
+    Post(Post),
+    #[union(other)]
+    Other(Value),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct Image {
+    #[entity(pk)]
+    id: String,
+    width: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct Video {
+    #[entity(pk)]
+    id: String,
+    seconds: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Union)]
+#[union(attribute = "kind")]
+enum Media {
+    Image(Image),
+    Video(Video),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Schema)]
+struct TodoPage {
+    #[schema(nested)]
+    results: Collection<Vec<Todo>>,
+    total: u64,
+    next_page: Option<u64>,
+}
+
+type TodoList = Collection<Vec<Todo>>;
+
+const METHODS: [&str; 8] = ["GET", "GET", "POST", "PUT", "PATCH", "DELETE", "DELETE", "GET"];
+
+fn seeded() -> Store {
+    let mut store = Store::new();
+    let todos = json!([{"id": 1, "title": "a", "owner": {"id": "u1", "name": "Ada"}}, {"id": 2}, {"id": 3}]);
+    store.set_response::<TodoList>("GET /todos", &(), &todos).unwrap();
+    store
+        .set_response::<TodoList>(
+            "GET /todos?completed=true",
+            &json!({"completed": true}),
+            &json!([{"id": 2}]),
+        )
+        .unwrap();
+    store
+        .set_response::<Invalidate<Todo>>("DELETE /todos/3", &(), &json!(3))
+        .unwrap();
+    let feed = json!([{"type": "link", "id": 1}, {"type": "post", "id": "1"}, {"type": "poll"}]);
+    store.set_response::<All<FeedItem>>("GET /feed", &(), &feed).unwrap();
+    store
+}
+
+fn empty_pks(snapshot: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for (table, t) in snapshot["entities"].as_object().unwrap() {
+        for row in t["rows"].as_array().unwrap() {
+            if !table.starts_with('[') && row["pk"] == "" {
+                out.push(table.clone());
+            }
+        }
+    }
+    out
+}
+
+fn check<S: Schema>(key: &str, args: &Value, body: Option<&Value>, value: &Value) {
+    let mut store = seeded();
+    let before = store.snapshot();
+    let mut opts = WriteOptions::new();
+    if let Some(b) = body {
+        opts = opts.body(b);
+    }
+    match store.set_response_with::<S>(key, args, value, opts) {
+        Err(e) => {
+            assert_eq!(store.snapshot(), before, "a failed write ({e}) changed the store");
+        }
+        Ok(()) => {
+            let read = store.get_response::<S>(key, args).expect("the args were accepted");
+            assert!(
+                read.data.is_some(),
+                "a successful write reads back as nothing: {:?}",
+                read.status
+            );
+            assert_eq!(read.status, ExpiryStatus::Valid);
+            let empty = empty_pks(&store.snapshot());
+            assert!(empty.is_empty(), "entities stored under an empty pk in {empty:?}");
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(value) = serde_json::from_slice::<Value>(rest) else {
+        return;
+    };
+    let key = format!("{} /x", METHODS[usize::from(selector >> 4) & 7]);
+    let (args, body) = if selector & 0x80 != 0 {
+        (json!({"id": "1"}), Some(json!({"id": 1, "title": "t"})))
+    } else {
+        (json!({}), None)
+    };
+    let (key, args, body) = (key.as_str(), &args, body.as_ref());
+    match selector & 0x0f {
+        0 => check::<User>(key, args, body, &value),
+        1 => check::<Todo>(key, args, body, &value),
+        2 => check::<Assignment>(key, args, body, &value),
+        3 => check::<Vec<Todo>>(key, args, body, &value),
+        4 => check::<Option<User>>(key, args, body, &value),
+        5 => check::<FeedItem>(key, args, body, &value),
+        6 => check::<Media>(key, args, body, &value),
+        7 => check::<TodoList>(key, args, body, &value),
+        8 => check::<Push<TodoList>>(key, args, body, &value),
+        9 => check::<Page<TodoList>>(key, args, body, &value),
+        10 => check::<All<FeedItem>>(key, args, body, &value),
+        11 => check::<Invalidate<FeedItem>>(key, args, body, &value),
+        12 => check::<Vec<Invalidate<Todo>>>(key, args, body, &value),
+        13 => check::<Values<User>>(key, args, body, &value),
+        14 => check::<TodoPage>(key, args, body, &value),
+        _ => check::<Value>(key, args, body, &value),
+    }
+});
