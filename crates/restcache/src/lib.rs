@@ -115,7 +115,8 @@ pub mod __private {
     pub use crate::error::Error;
     pub use crate::normalize::{NormalizeCtx, RecordWriter};
     pub use crate::schema::{
-        Entity, EntityField, EntitySchema, Registry, Schema, SchemaKind, Union, normalize_object, read_object,
+        Entity, EntityField, EntitySchema, ParentUse, Registry, Schema, SchemaKind, Union, normalize_object,
+        read_object,
     };
 
     /// `#[entity(pk)]`: the pk of an object by one field.

@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
-use crate::schema::{CollectionPolicy, Entity, Schema};
+use crate::schema::{CollectionPolicy, Entity, ParentUse, Schema};
 use crate::tables::Tables;
 
 /// How deep input may nest: serde_json's own recursion limit (R-NORM-8, R-RESP-4).
@@ -109,7 +109,7 @@ pub struct NormalizeCtx<'a> {
     pub(crate) body: Option<&'a Value>,
     pub(crate) path: Vec<Seg>,
     /// The object holding the value being normalized, for schemas that ask for it
-    /// ([`Schema::NEEDS_PARENT`]): a copy taken before the value was moved out of it.
+    /// ([`Schema::PARENT`]): a copy taken before the value was moved out of it.
     pub(crate) parent: Option<Value>,
     pub(crate) parent_key: Option<&'static str>,
     pub(crate) pending: Pending,
@@ -299,7 +299,12 @@ impl<'a> RecordWriter<'_, 'a> {
         };
         let mut value = std::mem::take(slot);
         let ctx = &mut *self.ctx;
-        let parent = if S::NEEDS_PARENT {
+        let wanted = match S::PARENT {
+            ParentUse::Never => false,
+            ParentUse::InEntity => ctx.entity_depth > 0,
+            ParentUse::Always => true,
+        };
+        let parent = if wanted {
             // The parent as the input had it: with this field's value put back.
             let mut copy = self.obj.clone();
             copy.insert(name.to_owned(), value.clone());

@@ -161,7 +161,7 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
         impl ::restcache::__private::Schema for #ident {
             type Output = Self;
             const KIND: ::restcache::__private::SchemaKind = ::restcache::__private::SchemaKind::Entity;
-            const NEEDS_PARENT: bool = true;
+            const PARENT: ::restcache::__private::ParentUse = ::restcache::__private::ParentUse::Always;
 
             fn normalize(
                 #input: &mut ::restcache::__private::Value,

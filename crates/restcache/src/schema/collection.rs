@@ -223,7 +223,7 @@ fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>)
 impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T>, P> {
     type Output = Vec<T>;
 
-    const NEEDS_PARENT: bool = true;
+    const PARENT: super::ParentUse = super::ParentUse::InEntity;
 
     fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
         let Value::Array(items) = input else {
@@ -403,7 +403,7 @@ impl<L: ListSchema> Schema for Page<L> {
     type Output = L::Output;
     const KIND: super::SchemaKind = L::KIND;
 
-    const NEEDS_PARENT: bool = L::NEEDS_PARENT;
+    const PARENT: super::ParentUse = L::PARENT;
 
     fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
         let was = std::mem::replace(&mut ctx.mode, CollectionMode::Append);

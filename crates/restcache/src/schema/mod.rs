@@ -60,6 +60,18 @@ pub enum SchemaKind {
     Other,
 }
 
+/// When a schema reads the object that holds it as a field ([`Schema::PARENT`]).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParentUse {
+    /// Never.
+    Never,
+    /// Only inside an entity (a collection's nest key).
+    InEntity,
+    /// Wherever it is a field (a union's selector).
+    Always,
+}
+
 /// A schema: how a JSON response is normalized into the tables and read back as `Output`.
 ///
 /// Implemented by `#[derive(Entity)]`, `#[derive(Union)]` and `#[derive(Schema)]` types and by the
@@ -85,10 +97,10 @@ pub trait Schema: Send + Sync + 'static {
     #[doc(hidden)]
     const KIND: SchemaKind = SchemaKind::Other;
 
-    /// Whether normalizing this schema as a nested field looks at the object holding it (a
-    /// union's selector, a nested collection's key), which then gets a copy of that object.
+    /// When normalizing this schema as a nested field looks at the object holding it (a union's
+    /// selector, a nested collection's key); only then does it get a copy of that object.
     #[doc(hidden)]
-    const NEEDS_PARENT: bool = false;
+    const PARENT: ParentUse = ParentUse::Never;
 
     /// Normalizes `input`: writes entities to the context's pending writes and returns the
     /// normalized form (references in place of entities).
@@ -132,7 +144,7 @@ impl<S: Schema> Schema for Vec<S> {
         SchemaKind::Invalidate => SchemaKind::InvalidateList,
         _ => SchemaKind::Other,
     };
-    const NEEDS_PARENT: bool = S::NEEDS_PARENT;
+    const PARENT: ParentUse = S::PARENT;
 
     fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
         match input {
@@ -159,7 +171,7 @@ impl<S: EntityField> EntityField for Vec<S> {}
 
 impl<S: Schema> Schema for Option<S> {
     type Output = Option<S::Output>;
-    const NEEDS_PARENT: bool = S::NEEDS_PARENT;
+    const PARENT: ParentUse = S::PARENT;
 
     fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
         match input {
@@ -192,7 +204,7 @@ impl<S: EntityField> EntityField for Option<S> {}
 impl<S: Schema> Schema for Box<S> {
     type Output = Box<S::Output>;
     const KIND: SchemaKind = S::KIND;
-    const NEEDS_PARENT: bool = S::NEEDS_PARENT;
+    const PARENT: ParentUse = S::PARENT;
 
     fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
         S::normalize(input, ctx)

@@ -72,7 +72,7 @@ where
 impl<S: Schema> Schema for Values<S> {
     type Output = BTreeMap<String, S::Output>;
 
-    const NEEDS_PARENT: bool = S::NEEDS_PARENT;
+    const PARENT: super::ParentUse = S::PARENT;
 
     fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
         let Value::Object(map) = input else {
