@@ -7,13 +7,13 @@
 use std::borrow::Cow;
 
 use indexmap::IndexMap;
-use indexmap::map::Entry;
+use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::schema::{CollectionPolicy, Entity, ParentUse, Schema};
-use crate::tables::Tables;
+use crate::tables::{PkHasher, Tables};
 
 /// How deep input may nest: serde_json's own recursion limit (R-NORM-8, R-RESP-4).
 pub(crate) const MAX_INPUT_DEPTH: usize = 128;
@@ -62,37 +62,73 @@ pub(crate) enum PendingWrite {
     Appended { items: Vec<Value>, front: bool },
 }
 
+/// Where a pending write goes: a table, a pk, and the pk's hash ([`PkHasher`]), computed once
+/// and reused when the write is committed.
+#[derive(Clone, Debug)]
+pub(crate) struct PendingKey {
+    pub table: &'static str,
+    pub pk: String,
+    pub hash: u64,
+}
+
 /// Every write of one normalization, in document order of first occurrence.
+///
+/// `writes` is only ever reached through raw entries keyed by [`PendingKey::hash`] (its
+/// `PendingKey` has no `Hash` impl, so nothing can hash it another way).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Pending {
-    pub writes: IndexMap<(&'static str, String), PendingWrite>,
+    pub writes: IndexMap<PendingKey, PendingWrite, PkHasher>,
 }
 
 impl Pending {
+    /// The entry of `(table, pk)`.
+    fn entry(
+        &mut self,
+        table: &'static str,
+        pk: String,
+    ) -> (RawEntryMut<'_, PendingKey, PendingWrite, PkHasher>, PendingKey) {
+        let hash = PkHasher::pk(&pk);
+        let key = PendingKey { table, pk, hash };
+        let entry = self.writes.raw_entry_mut_v1().from_hash(hash, |k| {
+            (std::ptr::eq(k.table, table) || k.table == table) && k.pk == key.pk
+        });
+        (entry, key)
+    }
+
+    /// Sets the write of `(table, pk)`, replacing an earlier one.
+    fn set(&mut self, table: &'static str, pk: String, write: PendingWrite) {
+        match self.entry(table, pk) {
+            (RawEntryMut::Occupied(mut o), _) => *o.get_mut() = write,
+            (RawEntryMut::Vacant(v), key) => {
+                v.insert_hashed_nocheck(key.hash, key, write);
+            }
+        }
+    }
+
     /// Adds an entity record, combining it with an earlier occurrence of the same `(K, pk)` in
     /// document order: later fields win (R-NORM-6).
     fn entity(&mut self, table: &'static str, pk: String, record: Map<String, Value>) {
-        match self.writes.entry((table, pk)) {
-            Entry::Occupied(mut o) => match o.get_mut() {
+        match self.entry(table, pk) {
+            (RawEntryMut::Occupied(mut o), _) => match o.get_mut() {
                 PendingWrite::Entity(existing) => existing.extend(record),
                 other => *other = PendingWrite::Entity(record),
             },
-            Entry::Vacant(v) => {
-                v.insert(PendingWrite::Entity(record));
+            (RawEntryMut::Vacant(v), key) => {
+                v.insert_hashed_nocheck(key.hash, key, PendingWrite::Entity(record));
             }
         }
     }
 
     pub(crate) fn invalid(&mut self, table: &'static str, pk: String) {
-        self.writes.insert((table, pk), PendingWrite::Invalid);
+        self.set(table, pk, PendingWrite::Invalid);
     }
 
     pub(crate) fn collection(&mut self, table: &'static str, pk: String, items: Vec<Value>) {
-        self.writes.insert((table, pk), PendingWrite::Collection(items));
+        self.set(table, pk, PendingWrite::Collection(items));
     }
 
     pub(crate) fn appended(&mut self, table: &'static str, pk: String, items: Vec<Value>, front: bool) {
-        self.writes.insert((table, pk), PendingWrite::Appended { items, front });
+        self.set(table, pk, PendingWrite::Appended { items, front });
     }
 }
 

@@ -3,13 +3,40 @@
 //! Rows are never removed except by a reset, so a row's index is stable; reads record
 //! `(table, row, version)` dependencies without cloning any key.
 
-use std::collections::HashMap;
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
+use std::sync::LazyLock;
 
 use indexmap::IndexMap;
 use serde_json::Value;
 use tokio::time::Instant;
 
 pub(crate) type TableId = u32;
+
+/// The keys of the pk hash, drawn at random once per process: primary keys are chosen by
+/// servers, so the tables keep std's keyed SipHash against collision flooding (HashDoS).
+static PK_KEYS: LazyLock<RandomState> = LazyLock::new(RandomState::new);
+
+/// The hasher of every table's rows (and of pending writes). One set of keys for all tables
+/// lets a normalization hash each pk once and reuse the hash when it commits, into whichever
+/// tables the write lands in (the committed ones or an optimistic read state).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PkHasher;
+
+impl BuildHasher for PkHasher {
+    type Hasher = <RandomState as BuildHasher>::Hasher;
+
+    fn build_hasher(&self) -> Self::Hasher {
+        PK_KEYS.build_hasher()
+    }
+}
+
+impl PkHasher {
+    /// The hash of `pk` as a row key.
+    pub fn pk(pk: &str) -> u64 {
+        PkHasher.hash_one(pk)
+    }
+}
 
 /// The stored form of one entity (or collection) record.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,20 +65,22 @@ pub(crate) struct Slot {
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Table {
-    pub rows: IndexMap<String, Slot>,
+    pub rows: IndexMap<String, Slot, PkHasher>,
     /// Changes whenever any row's record changes or a row is added.
     pub version: u64,
 }
 
+/// The tables of a store, few (one per entity key and collection key), found by a scan that
+/// compares the `&'static str` names by address before comparing their text.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Tables {
-    index: HashMap<&'static str, TableId>,
     tables: Vec<(&'static str, Table)>,
 }
 
 impl Tables {
     pub fn id(&self, name: &str) -> Option<TableId> {
-        self.index.get(name).copied()
+        let found = |(n, _): &(&'static str, Table)| std::ptr::eq(*n, name) || *n == name;
+        self.tables.iter().position(found).map(|i| i as TableId)
     }
 
     pub fn table(&self, id: TableId) -> &Table {
@@ -63,12 +92,11 @@ impl Tables {
     }
 
     pub fn get_or_create(&mut self, name: &'static str) -> (TableId, &mut Table) {
-        let id = match self.index.get(name) {
-            Some(&id) => id,
+        let id = match self.id(name) {
+            Some(id) => id,
             None => {
                 let id = TableId::try_from(self.tables.len()).expect("fewer than 2^32 tables");
                 self.tables.push((name, Table::default()));
-                self.index.insert(name, id);
                 id
             }
         };

@@ -10,7 +10,9 @@ use tokio::time::Instant;
 use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
 use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
-use crate::normalize::{MAX_INPUT_DEPTH, NormalizeCtx, Pending, PendingWrite, dispose};
+use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
+
+use crate::normalize::{MAX_INPUT_DEPTH, NormalizeCtx, Pending, PendingKey, PendingWrite, dispose};
 use crate::schema::{Schema, SchemaKind};
 use crate::tables::{EntityMeta, Record, Slot, Tables};
 
@@ -213,7 +215,7 @@ impl Store {
             written_at: at,
             expires_at: at,
         };
-        for ((table, pk), write) in &pending.writes {
+        for (PendingKey { table, pk, .. }, write) in &pending.writes {
             let record = match write {
                 PendingWrite::Entity(fields) => Record::Valid(Value::Object(fields.clone())),
                 PendingWrite::Invalid => Record::Invalid,
@@ -344,16 +346,19 @@ impl Store {
 
 /// Applies a normalization's writes to `tables`, giving every changed record a new version.
 pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pending, meta: EntityMeta) {
-    for ((table, pk), write) in pending.writes {
+    for (PendingKey { table, pk, hash }, write) in pending.writes {
         let (_, t) = tables.get_or_create(table);
-        match t.rows.get_mut(pk.as_str()) {
-            Some(slot) => {
-                if apply(slot, write, meta) {
-                    slot.version = Store::bump(next);
-                    t.version = slot.version;
+        // The pk was hashed by the same hasher when the write was collected.
+        let version = match t.rows.raw_entry_mut_v1().from_key_hashed_nocheck(hash, pk.as_str()) {
+            RawEntryMut::Occupied(mut o) => {
+                let slot = o.get_mut();
+                if !apply(slot, write, meta) {
+                    continue;
                 }
+                slot.version = Store::bump(next);
+                slot.version
             }
-            None => {
+            RawEntryMut::Vacant(v) => {
                 let record = match write {
                     PendingWrite::Entity(fields) => Record::Valid(Value::Object(fields)),
                     PendingWrite::Invalid => Record::Invalid,
@@ -362,10 +367,11 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
                     }
                 };
                 let version = Store::bump(next);
-                t.rows.insert(pk, Slot { record, meta, version });
-                t.version = version;
+                v.insert_hashed_nocheck(hash, pk, Slot { record, meta, version });
+                version
             }
-        }
+        };
+        t.version = version;
     }
 }
 
