@@ -380,6 +380,9 @@ fn apply(slot: &mut Slot, write: PendingWrite, meta: EntityMeta) -> bool {
     let older = meta.fetched_at < slot.meta.fetched_at;
     let mut changed = false;
     match (write, &mut slot.record) {
+        // The same record again (a refetch of unchanged data): one ordered walk of both maps
+        // instead of a lookup per field.
+        (PendingWrite::Entity(fields), Record::Valid(Value::Object(stored))) if *stored == fields => {}
         (PendingWrite::Entity(fields), Record::Valid(Value::Object(stored))) => {
             for (k, v) in fields {
                 match stored.get_mut(&k) {
