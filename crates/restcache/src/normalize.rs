@@ -267,7 +267,7 @@ pub(crate) fn kind(v: &Value) -> &'static str {
 pub fn string_form(v: &Value) -> Option<Cow<'_, str>> {
     match v {
         Value::String(s) => Some(Cow::Borrowed(s)),
-        Value::Number(n) => Some(Cow::Owned(n.to_string())),
+        Value::Number(n) => Some(Cow::Owned(number_string(n))),
         Value::Bool(b) => Some(Cow::Borrowed(if *b { "true" } else { "false" })),
         _ => None,
     }
@@ -286,8 +286,20 @@ pub fn string_form(v: &Value) -> Option<Cow<'_, str>> {
 pub fn pk_string(v: Option<&Value>) -> Option<String> {
     match v? {
         Value::String(s) if !s.is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
+        Value::Number(n) => Some(number_string(n)),
         _ => None,
+    }
+}
+
+/// `n.to_string()`, with integers written by `itoa` instead of the formatting machinery.
+/// Negative zero and non-integers take the general path, so the text is always serde_json's.
+fn number_string(n: &serde_json::Number) -> String {
+    if let Some(u) = n.as_u64() {
+        itoa::Buffer::new().format(u).to_owned()
+    } else if let Some(i) = n.as_i64().filter(|i| *i < 0) {
+        itoa::Buffer::new().format(i).to_owned()
+    } else {
+        n.to_string()
     }
 }
 
@@ -410,4 +422,37 @@ pub(crate) fn normalize_entity<E: Entity>(input: &mut Value, ctx: &mut Normalize
     let record = record?;
     ctx.pending.entity(E::KEY, pk.clone(), record);
     Ok(pk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SPEC §0: a number's string form is exactly what serde_json writes for it.
+    #[test]
+    fn r_norm_3_a_number_pk_is_written_as_serde_json_writes_it() {
+        let numbers = [
+            "0",
+            "7",
+            "-1",
+            "-0",
+            "-0.0",
+            "1.5",
+            "1e3",
+            "1e300",
+            "-2.5e-7",
+            "18446744073709551615",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "123456789012345678901234567890",
+        ];
+        for text in numbers {
+            let v: Value = serde_json::from_str(text).unwrap();
+            let Value::Number(n) = &v else {
+                panic!("{text} is a number")
+            };
+            assert_eq!(number_string(n), n.to_string(), "{text}");
+            assert_eq!(pk_string(Some(&v)).as_deref(), Some(n.to_string().as_str()), "{text}");
+        }
+    }
 }
