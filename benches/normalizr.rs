@@ -534,6 +534,7 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
         "normalizeLong copy",
         "normalizeLong withMerge",
         "normalizeLong fromBytes",
+        "normalizeLong fromBytes via Value",
         "parseLong serde_json typed",
         "parseLong serde_json Value",
         "denormalizeLong donotcache",
@@ -620,6 +621,11 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
         |v| merge.set_response::<ProjectList>(LONG_KEY, &(), v).unwrap(),
     );
     b.run_with("normalizeLong fromBytes", LONG_ITEMS, Store::new, |mut s| {
+        s.set_response_bytes::<ProjectList>(LONG_KEY, &(), long_bytes.as_bytes())
+            .unwrap();
+        s
+    });
+    b.run_with("normalizeLong fromBytes via Value", LONG_ITEMS, Store::new, |mut s| {
         let v: Value = serde_json::from_slice(long_bytes.as_bytes()).unwrap();
         s.set_response::<ProjectList>(LONG_KEY, &(), v).unwrap();
         s

@@ -166,6 +166,62 @@ pub(crate) fn write_fields(fields: &[Field], w: &Ident) -> TokenStream {
         .collect()
 }
 
+/// `impl SeedFields for #ty` (`head` is `#ident #ty_generics #where_clause`, after
+/// `impl #impl_generics`): a `match` on the key, one arm per field (duplicate names are refused
+/// by the parser), the rest kept as they are.
+pub(crate) fn seed_impl(impl_generics: TokenStream, head: TokenStream, fields: &[Field]) -> TokenStream {
+    let w = Ident::new("w", Span::mixed_site());
+    let key = Ident::new("key", Span::mixed_site());
+    let map = Ident::new("map", Span::mixed_site());
+    let body = seed_match(fields, &w, &key, &map);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics ::restcache::__private::SeedFields for #head {
+            fn seed_field<'de, A: ::restcache::__private::serde::de::MapAccess<'de>>(
+                #w: &mut ::restcache::__private::SeedWriter<'_, '_>,
+                #key: &str,
+                #map: &mut A,
+            ) -> ::core::result::Result<::restcache::__private::Value, A::Error> {
+                #body
+            }
+        }
+    }
+}
+
+fn seed_match(fields: &[Field], w: &Ident, key: &Ident, map: &Ident) -> TokenStream {
+    let v = Ident::new("v", Span::mixed_site());
+    let of = fields.iter().filter(|f| matches!(f.kind, FieldKind::Nested)).count() as u32;
+    let mut order = 0u32;
+    let arms = fields.iter().filter_map(|f| {
+        let Field { ty, name, .. } = f;
+        let span = ty.span();
+        Some(match &f.kind {
+            FieldKind::Plain { deserialize_with: None } => quote_spanned! {span=>
+                #name => #w.plain::<#ty, _>(#map, #name),
+            },
+            FieldKind::Plain {
+                deserialize_with: Some(path),
+            } => quote_spanned! {span=>
+                #name => #w.plain_with(#map, #name, |#v| #path(#v).map(|_: #ty| ())),
+            },
+            FieldKind::Nested => {
+                order += 1;
+                quote_spanned! {span=>
+                    #name => #w.nested::<#ty, _>(#map, #name, #order, #of),
+                }
+            }
+            FieldKind::Skipped => return None,
+        })
+    });
+    quote! {
+        #[allow(unreachable_patterns)]
+        match #key {
+            #(#arms)*
+            _ => #w.other(#map),
+        }
+    }
+}
+
 /// The `RecordReader` calls of a field list, each assigning the field of `out` when the record
 /// holds it.
 pub(crate) fn read_fields(fields: &[Field], r: &Ident, out: &Ident) -> TokenStream {

@@ -70,6 +70,7 @@ mod error;
 mod normalize;
 pub mod rest;
 pub mod schema;
+mod seed;
 pub mod store;
 mod tables;
 
@@ -114,6 +115,12 @@ pub mod __private {
     pub use crate::denormalize::{DenormalizeCtx, RecordReader, Unresolved};
     pub use crate::error::Error;
     pub use crate::normalize::{NormalizeCtx, RecordWriter};
+    pub use crate::seed::{SeedFields, SeedWriter};
+
+    /// `Schema::normalize_seed` of derived entities and objects.
+    pub mod seed {
+        pub use crate::seed::{entity, object};
+    }
     pub use crate::schema::{
         Entity, EntityField, EntitySchema, ParentUse, Registry, Schema, SchemaKind, Union, normalize_object,
         read_object,

@@ -107,7 +107,7 @@ impl Pending {
 
     /// Adds an entity record, combining it with an earlier occurrence of the same `(K, pk)` in
     /// document order: later fields win (R-NORM-6).
-    fn entity(&mut self, table: &'static str, pk: String, record: Map<String, Value>) {
+    pub(crate) fn entity(&mut self, table: &'static str, pk: String, record: Map<String, Value>) {
         match self.entry(table, pk) {
             (RawEntryMut::Occupied(mut o), _) => match o.get_mut() {
                 PendingWrite::Entity(existing) => existing.extend(record),
@@ -115,6 +115,16 @@ impl Pending {
             },
             (RawEntryMut::Vacant(v), key) => {
                 v.insert_hashed_nocheck(key.hash, key, PendingWrite::Entity(record));
+            }
+        }
+    }
+
+    /// Adds `later`'s writes after these, as if they had been made here one by one.
+    pub(crate) fn append(&mut self, later: Pending) {
+        for (PendingKey { table, pk, .. }, write) in later.writes {
+            match write {
+                PendingWrite::Entity(record) => self.entity(table, pk, record),
+                other => self.set(table, pk, other),
             }
         }
     }
@@ -154,6 +164,8 @@ pub struct NormalizeCtx<'a> {
     pub(crate) in_list: bool,
     pub(crate) pk_fallback: Option<String>,
     pub(crate) policy: Option<&'a dyn CollectionPolicy>,
+    /// A normalization error met while parsing ([`crate::seed`]), kept while serde unwinds.
+    pub(crate) seed_error: Option<Error>,
 }
 
 impl<'a> NormalizeCtx<'a> {
@@ -171,6 +183,7 @@ impl<'a> NormalizeCtx<'a> {
             in_list: false,
             pk_fallback: None,
             policy: None,
+            seed_error: None,
         }
     }
 
@@ -315,7 +328,15 @@ pub struct RecordWriter<'w, 'a> {
     entity: Option<&'static str>,
 }
 
-impl<'a> RecordWriter<'_, 'a> {
+impl<'w, 'a> RecordWriter<'w, 'a> {
+    pub(crate) fn new(
+        obj: &'w mut Map<String, Value>,
+        ctx: &'w mut NormalizeCtx<'a>,
+        entity: Option<&'static str>,
+    ) -> Self {
+        RecordWriter { obj, ctx, entity }
+    }
+
     /// Checks that the field `name`, when present, deserializes into `T`.
     pub fn plain<T: DeserializeOwned>(&mut self, name: &'static str) -> Result<(), Error> {
         self.plain_with(name, |v| T::deserialize(v).map(drop))

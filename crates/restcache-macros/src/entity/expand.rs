@@ -34,6 +34,8 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
         }
     });
 
+    let seeds = fields::seed_impl(quote!(), quote!(#ident), fields);
+
     let reads = fields::read_fields(fields, &r, &out);
     let (reader, out_binding) = if reads.is_empty() {
         (quote!(_), quote!(#out))
@@ -92,7 +94,9 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
             #register_nested
         }
 
-        ::restcache::impl_entity_schema!(#ident);
+        #seeds
+
+        ::restcache::impl_entity_schema!(#ident, seeded);
 
         #assertions
     }

@@ -26,6 +26,8 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
 
     let writes = fields::write_fields(fields, &w);
     let writer = if writes.is_empty() { quote!(_) } else { quote!(#w) };
+    let de = Ident::new("de", Span::mixed_site());
+
     let reads = fields::read_fields(fields, &r, &out);
     let (reader, out_binding) = if reads.is_empty() {
         (quote!(_), quote!(#out))
@@ -63,6 +65,12 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
     let bounded = schema_generics(generics, fields, None);
     let (impl_generics, ty_generics, where_clause) = bounded.split_for_impl();
 
+    let seeds = fields::seed_impl(
+        quote!(#impl_generics),
+        quote!(#ident #ty_generics #where_clause),
+        fields,
+    );
+
     let list_schema = list.as_ref().map(|ty| {
         let list_generics = schema_generics(generics, fields, Some(ty));
         let (impl_generics, ty_generics, where_clause) = list_generics.split_for_impl();
@@ -93,6 +101,13 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
                 })
             }
 
+            fn normalize_seed<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
+                #de: D,
+                #ctx: &mut ::restcache::__private::NormalizeCtx<'_>,
+            ) -> ::core::result::Result<::restcache::__private::Value, D::Error> {
+                ::restcache::__private::seed::object::<Self, D>(#de, #ctx)
+            }
+
             fn denormalize<'s>(
                 #stored: &'s ::restcache::__private::Value,
                 #ctx: &mut ::restcache::__private::DenormalizeCtx<'s>,
@@ -108,6 +123,8 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
 
             #register
         }
+
+        #seeds
 
         #[automatically_derived]
         impl #impl_generics ::restcache::__private::EntityField for #ident #ty_generics #where_clause {}

@@ -146,7 +146,22 @@ pub mod entity_impl {
 #[macro_export]
 macro_rules! impl_entity_schema {
     ($ty:ty) => {
+        $crate::impl_entity_schema!(@impl $ty, {});
+    };
+    // `#[derive(Entity)]`: the type also implements `SeedFields`, and normalizes while parsing.
+    ($ty:ty, seeded) => {
+        $crate::impl_entity_schema!(@impl $ty, {
+            fn normalize_seed<'de, D: $crate::__private::serde::Deserializer<'de>>(
+                de: D,
+                ctx: &mut $crate::__private::NormalizeCtx<'_>,
+            ) -> ::core::result::Result<$crate::__private::Value, D::Error> {
+                $crate::__private::seed::entity::<Self, D>(de, ctx)
+            }
+        });
+    };
+    (@impl $ty:ty, { $($seed:tt)* }) => {
         impl $crate::__private::Schema for $ty {
+            $($seed)*
             type Output = Self;
             const KIND: $crate::__private::SchemaKind = $crate::__private::SchemaKind::Entity;
             fn normalize(

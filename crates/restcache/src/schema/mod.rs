@@ -109,6 +109,18 @@ pub trait Schema: Send + Sync + 'static {
     /// unspecified state.
     fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error>;
 
+    /// [`normalize`](Self::normalize) straight from a deserializer: parses this schema's part of
+    /// the response and normalizes it in one pass, building no `Value` tree where the schema can
+    /// avoid it (entities, derived objects, `Vec`, `Option`, `Box`). A normalization error is
+    /// kept in `ctx` while a placeholder serde error unwinds the parse.
+    #[doc(hidden)]
+    fn normalize_seed<'de, D: serde::Deserializer<'de>>(de: D, ctx: &mut NormalizeCtx<'_>) -> Result<Value, D::Error>
+    where
+        Self: Sized,
+    {
+        crate::seed::via_value::<Self, D>(de, ctx)
+    }
+
     /// Builds the output from a normalized value, resolving references against the tables.
     fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved>;
 
@@ -156,6 +168,10 @@ impl<S: Schema> Schema for Vec<S> {
         }
     }
 
+    fn normalize_seed<'de, D: serde::Deserializer<'de>>(de: D, ctx: &mut NormalizeCtx<'_>) -> Result<Value, D::Error> {
+        crate::seed::list::<S, D>(de, ctx)
+    }
+
     fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
         let Value::Array(items) = stored else {
             return Err(Unresolved);
@@ -178,6 +194,10 @@ impl<S: Schema> Schema for Option<S> {
             Value::Null => Ok(Value::Null),
             v => S::normalize(v, ctx),
         }
+    }
+
+    fn normalize_seed<'de, D: serde::Deserializer<'de>>(de: D, ctx: &mut NormalizeCtx<'_>) -> Result<Value, D::Error> {
+        crate::seed::option::<S, D>(de, ctx)
     }
 
     fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
@@ -208,6 +228,10 @@ impl<S: Schema> Schema for Box<S> {
 
     fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
         S::normalize(input, ctx)
+    }
+
+    fn normalize_seed<'de, D: serde::Deserializer<'de>>(de: D, ctx: &mut NormalizeCtx<'_>) -> Result<Value, D::Error> {
+        S::normalize_seed(de, ctx)
     }
 
     fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {

@@ -14,6 +14,7 @@ use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
 
 use crate::normalize::{MAX_INPUT_DEPTH, NormalizeCtx, Pending, PendingKey, PendingWrite, dispose};
 use crate::schema::{Schema, SchemaKind};
+use crate::seed::BytesError;
 use crate::tables::{EntityMeta, Record, Slot, Tables};
 
 /// The value a response stands for, after the empty-response rules (R-RESP-5, R-RESP-6).
@@ -54,6 +55,16 @@ pub(super) fn prepare(
         },
         _ => value,
     })
+}
+
+/// The message of a JSON syntax error, naming the nesting limit when that is what was hit.
+pub(crate) fn decode_message(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    if message.contains("recursion limit") {
+        format!("JSON nested deeper than the nesting limit of {MAX_INPUT_DEPTH}: {message}")
+    } else {
+        message
+    }
 }
 
 /// A response value for [`Store::set_response`]: an owned [`Value`] is moved into the tables
@@ -151,6 +162,53 @@ impl Store {
         let value = value.into_value().map_err(|e| e.with_url(url))?;
         self.write_only::<S>(key, &args, value, opts)
             .map_err(|e| e.with_url(url))
+    }
+
+    /// [`set_response`](Self::set_response) from the response's bytes: the JSON is parsed and
+    /// normalized in one pass, without building a `serde_json::Value` of the whole response
+    /// first where the schema allows (entities, `#[derive(Schema)]` objects, `Vec`, `Option`,
+    /// `Box`; other schemas parse their part into a `Value`). Whitespace alone stands for an empty
+    /// response, as over HTTP. Bytes that are not JSON are an [`Error::Decode`]; on any error
+    /// nothing is written.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct User { #[entity(pk)] id: String, name: String }
+    /// let mut store = Store::new();
+    /// store.set_response_bytes::<Vec<User>>("GET /users", &(), br#"[{"id": "1", "name": "Ada"}]"#)?;
+    /// let users = store.get_response::<Vec<User>>("GET /users", &())?.data.unwrap();
+    /// assert_eq!(users[0].name, "Ada");
+    /// assert!(store.set_response_bytes::<Vec<User>>("GET /users", &(), b"[{").is_err());
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
+    pub fn set_response_bytes<S: Schema>(
+        &mut self,
+        key: &str,
+        args: &impl Serialize,
+        bytes: &[u8],
+    ) -> Result<(), Error> {
+        self.set_response_bytes_with::<S>(key, args, bytes, WriteOptions::new())
+    }
+
+    /// [`set_response_bytes`](Self::set_response_bytes) with [`WriteOptions`], as
+    /// [`set_response_with`](Self::set_response_with).
+    pub fn set_response_bytes_with<S: Schema>(
+        &mut self,
+        key: &str,
+        args: &impl Serialize,
+        bytes: &[u8],
+        opts: WriteOptions<'_>,
+    ) -> Result<(), Error> {
+        let args = Value::Object(args_map(args)?);
+        let url = key.split_once(' ').map_or(key, |(_, url)| url);
+        self.check_schema::<S>()?;
+        let method = key.split_once(' ').map_or("", |(m, _)| m);
+        let (result, pending) = self
+            .normalize_bytes::<S>(method, bytes, &args, opts)
+            .map_err(|e| e.with_url(url))?;
+        self.commit_normalized(key, result, pending, opts, None);
+        Ok(())
     }
 
     /// Normalizes and commits a response; returns what the response itself describes, built
@@ -252,6 +310,40 @@ impl Store {
         }
         let result = result?;
         Ok((result, ctx.pending))
+    }
+
+    /// [`normalize`](Self::normalize) from bytes, in one pass where the empty-response rules
+    /// (R-RESP-5/6, which look at the whole value) cannot apply.
+    fn normalize_bytes<S: Schema>(
+        &self,
+        method: &str,
+        bytes: &[u8],
+        args: &Value,
+        opts: WriteOptions<'_>,
+    ) -> Result<(Value, Pending), Error> {
+        let decode = |e: serde_json::Error| Error::Decode {
+            url: String::new(),
+            content_type: None,
+            entity: None,
+            position: String::new(),
+            message: decode_message(&e),
+        };
+        let whole_value = matches!(S::KIND, SchemaKind::Invalidate | SchemaKind::InvalidateList)
+            || S::KIND == SchemaKind::Entity && matches!(method, "PUT" | "PATCH");
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return self.normalize::<S>(method, Value::Null, args, opts);
+        }
+        if whole_value {
+            let value = serde_json::from_slice(bytes).map_err(decode)?;
+            return self.normalize::<S>(method, value, args, opts);
+        }
+        let mut ctx = NormalizeCtx::new(&self.tables, args, opts.body);
+        ctx.policy = opts.policy;
+        match crate::seed::normalize_bytes::<S>(bytes, &mut ctx) {
+            Ok(result) => Ok((result, ctx.pending)),
+            Err(BytesError::Syntax(e)) => Err(decode(e)),
+            Err(BytesError::Normalize(e)) => Err(e),
+        }
     }
 
     /// Records a failed fetch of `key` (R-FETCH-1 step 7). The stored result is kept.

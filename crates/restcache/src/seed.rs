@@ -1,0 +1,439 @@
+//! Normalizing while parsing (R-NORM on response bytes): a [`Schema`]'s
+//! [`normalize_seed`](Schema::normalize_seed) reads its part of the JSON straight from the
+//! deserializer, so no `serde_json::Value` tree of the whole response is built first.
+//!
+//! Entities and `#[derive(Schema)]` objects dispatch each key as it is parsed (the derive's
+//! [`SeedFields`]): a plain field is parsed and type-checked on the spot, a nested field is
+//! normalized by its own seed, and no field is looked up afterwards. `Vec`, `Option` and `Box`
+//! pass their elements on. Every other schema parses its part into a `Value` and normalizes that.
+//! The writes are the ones the `Value` path makes, into the same pending batch, committed in one
+//! step or not at all.
+//!
+//! A normalization error cannot travel through serde's error type with its structure, so it is
+//! kept in the context ([`NormalizeCtx::seed_error`]) and a placeholder serde error unwinds the
+//! parse; [`normalize_bytes`] hands back the kept error.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Deserialize as _;
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::error::Error;
+use crate::normalize::{NormalizeCtx, Pending, RecordWriter, Seg};
+use crate::schema::{Entity, ParentUse, Schema};
+
+/// Keeps `error` in the context and returns the serde error that unwinds the parse.
+pub(crate) fn fail<E: de::Error>(ctx: &mut NormalizeCtx<'_>, error: Error) -> E {
+    ctx.seed_error = Some(error);
+    E::custom("normalization error")
+}
+
+/// What went wrong in [`normalize_bytes`].
+pub(crate) enum BytesError {
+    /// The bytes are not JSON (or not one JSON value).
+    Syntax(serde_json::Error),
+    /// The JSON does not fit the schema.
+    Normalize(Error),
+}
+
+/// Parses `bytes` and normalizes them with `S` in one pass.
+pub(crate) fn normalize_bytes<S: Schema>(bytes: &[u8], ctx: &mut NormalizeCtx<'_>) -> Result<Value, BytesError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let result = S::normalize_seed(&mut de, ctx).and_then(|v| de.end().map(|()| v));
+    result.map_err(|e| match ctx.seed_error.take() {
+        Some(error) => BytesError::Normalize(error),
+        None => BytesError::Syntax(e),
+    })
+}
+
+/// The default [`Schema::normalize_seed`]: parse this part into a `Value`, then normalize it.
+pub(crate) fn via_value<'de, S: Schema, D: Deserializer<'de>>(
+    de: D,
+    ctx: &mut NormalizeCtx<'_>,
+) -> Result<Value, D::Error> {
+    let mut value = Value::deserialize(de)?;
+    S::normalize(&mut value, ctx).map_err(|e| fail(ctx, e))
+}
+
+/// Seeds `S` at the current position.
+struct SchemaSeed<'c, 'a, S> {
+    ctx: &'c mut NormalizeCtx<'a>,
+    schema: PhantomData<S>,
+}
+
+impl<'de, S: Schema> DeserializeSeed<'de> for SchemaSeed<'_, '_, S> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        S::normalize_seed(de, self.ctx)
+    }
+}
+
+/// Seeds `S`, or `null` for a `null` input (a list element, an `Option`).
+struct OptionSeed<'c, 'a, S> {
+    ctx: &'c mut NormalizeCtx<'a>,
+    schema: PhantomData<S>,
+}
+
+impl<'de, S: Schema> DeserializeSeed<'de> for OptionSeed<'_, '_, S> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        de.deserialize_option(self)
+    }
+}
+
+impl<'de, S: Schema> Visitor<'de> for OptionSeed<'_, '_, S> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        S::normalize_seed(de, self.ctx)
+    }
+}
+
+/// `Option<S>::normalize_seed`: `null` stays `null`.
+pub(crate) fn option<'de, S: Schema, D: Deserializer<'de>>(
+    de: D,
+    ctx: &mut NormalizeCtx<'_>,
+) -> Result<Value, D::Error> {
+    OptionSeed::<S> {
+        ctx,
+        schema: PhantomData,
+    }
+    .deserialize(de)
+}
+
+/// A visitor that accepts one JSON kind and turns every other kind into an
+/// [`Error::InvalidResponse`] built by `wrong` from the kind's name.
+macro_rules! wrong_kinds {
+    () => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Err(self.wrong("a boolean"))
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Err(self.wrong("a number"))
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Err(self.wrong("a number"))
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Err(self.wrong("a number"))
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Err(self.wrong("a string"))
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Err(self.wrong("null"))
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Err(self.wrong("null"))
+        }
+    };
+}
+
+/// `Vec<S>::normalize_seed`: the list rule of [`NormalizeCtx::list`], element by element.
+pub(crate) fn list<'de, S: Schema, D: Deserializer<'de>>(de: D, ctx: &mut NormalizeCtx<'_>) -> Result<Value, D::Error> {
+    de.deserialize_any(ListVisitor::<S> {
+        ctx,
+        schema: PhantomData,
+    })
+}
+
+struct ListVisitor<'c, 'a, S> {
+    ctx: &'c mut NormalizeCtx<'a>,
+    schema: PhantomData<S>,
+}
+
+impl<S> ListVisitor<'_, '_, S> {
+    fn wrong<E: de::Error>(self, kind: &str) -> E {
+        let error = self.ctx.invalid(None, format!("expected an array, found {kind}"));
+        fail(self.ctx, error)
+    }
+}
+
+impl<'de, S: Schema> Visitor<'de> for ListVisitor<'_, '_, S> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array")
+    }
+
+    wrong_kinds!();
+
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Value, A::Error> {
+        Err(self.wrong("an object"))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let ctx = self.ctx;
+        if let Err(e) = ctx.check_depth() {
+            return Err(fail(ctx, e));
+        }
+        let was = std::mem::replace(&mut ctx.in_list, true);
+        ctx.pk_fallback = None;
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        let mut i = 0;
+        let result = loop {
+            ctx.path.push(Seg::Index(i));
+            let item = seq.next_element_seed(OptionSeed::<S> {
+                ctx,
+                schema: PhantomData,
+            });
+            ctx.path.pop();
+            match item {
+                Ok(Some(Value::Null)) => {}
+                Ok(Some(v)) => out.push(v),
+                Ok(None) => break Ok(Value::Array(out)),
+                Err(e) => break Err(e),
+            }
+            i += 1;
+        };
+        ctx.in_list = was;
+        result
+    }
+}
+
+/// The per-key dispatch of a derived entity or object schema: what to do with the value of
+/// `key`, parsed from `map`. Generated by `#[derive(Entity)]` and `#[derive(Schema)]`.
+#[doc(hidden)]
+pub trait SeedFields {
+    /// Parses the value of `key` with [`SeedWriter::plain`], [`SeedWriter::nested`] or
+    /// [`SeedWriter::other`].
+    fn seed_field<'de, A: MapAccess<'de>>(
+        w: &mut SeedWriter<'_, '_>,
+        key: &str,
+        map: &mut A,
+    ) -> Result<Value, A::Error>;
+}
+
+type Deferred = fn(&mut RecordWriter<'_, '_>, &'static str) -> Result<(), Error>;
+
+/// A nested field's writes, kept apart until the object is complete so they join the pending
+/// batch in declaration order, as the `Value` path writes them.
+enum Held {
+    /// Normalized as it was parsed: its writes.
+    Written(Pending),
+    /// Reads its parent: normalized once the object is complete.
+    Deferred(&'static str, Deferred),
+}
+
+fn deferred_nested<S: Schema>(w: &mut RecordWriter<'_, '_>, name: &'static str) -> Result<(), Error> {
+    w.nested::<S>(name)
+}
+
+/// What a derive's [`SeedFields::seed_field`] parses a field's value with.
+#[doc(hidden)]
+pub struct SeedWriter<'w, 'a> {
+    ctx: &'w mut NormalizeCtx<'a>,
+    entity: Option<&'static str>,
+    /// Nested fields whose writes wait for the object to be complete, by declaration order.
+    held: Vec<(u32, Held)>,
+}
+
+impl SeedWriter<'_, '_> {
+    /// A plain field: parsed, and checked to deserialize into `T` (R-NORM-5).
+    pub fn plain<'de, T: DeserializeOwned, A: MapAccess<'de>>(
+        &mut self,
+        map: &mut A,
+        name: &'static str,
+    ) -> Result<Value, A::Error> {
+        self.plain_with(map, name, |v| T::deserialize(v).map(drop))
+    }
+
+    /// A plain field checked by `check` (`#[serde(deserialize_with = ...)]`).
+    pub fn plain_with<'de, A: MapAccess<'de>>(
+        &mut self,
+        map: &mut A,
+        name: &'static str,
+        check: impl FnOnce(&Value) -> Result<(), serde_json::Error>,
+    ) -> Result<Value, A::Error> {
+        let value: Value = map.next_value()?;
+        match check(&value) {
+            Ok(()) => Ok(value),
+            Err(e) => {
+                let error = Error::Decode {
+                    url: String::new(),
+                    content_type: None,
+                    entity: self.entity.map(str::to_owned),
+                    position: self.ctx.at(Seg::Key(Cow::Borrowed(name)), |ctx| ctx.pointer()),
+                    message: e.to_string(),
+                };
+                Err(fail(self.ctx, error))
+            }
+        }
+    }
+
+    /// A nested-schema field, the `order`-th of `of` nested fields in declaration order:
+    /// normalized by `S` as it is parsed, or, when `S` reads the object holding it
+    /// ([`Schema::PARENT`]), parsed now and normalized once the object is complete. With more
+    /// than one nested field, each field's writes are held until the object is complete and
+    /// then join the batch in declaration order.
+    pub fn nested<'de, S: Schema, A: MapAccess<'de>>(
+        &mut self,
+        map: &mut A,
+        name: &'static str,
+        order: u32,
+        of: u32,
+    ) -> Result<Value, A::Error> {
+        let ctx = &mut *self.ctx;
+        let wanted = match S::PARENT {
+            ParentUse::Never => false,
+            ParentUse::InEntity => ctx.entity_depth > 0,
+            ParentUse::Always => true,
+        };
+        if wanted {
+            self.held.retain(|(o, _)| *o != order);
+            self.held.push((order, Held::Deferred(name, deferred_nested::<S>)));
+            return map.next_value();
+        }
+        let outer = (of > 1).then(|| std::mem::take(&mut ctx.pending));
+        let saved = (
+            ctx.parent.take(),
+            ctx.parent_key.replace(name),
+            std::mem::replace(&mut ctx.in_list, false),
+            ctx.pk_fallback.take(),
+        );
+        ctx.path.push(Seg::Key(Cow::Borrowed(name)));
+        let r = map.next_value_seed(SchemaSeed::<S> {
+            ctx,
+            schema: PhantomData,
+        });
+        ctx.path.pop();
+        (ctx.parent, ctx.parent_key, ctx.in_list, ctx.pk_fallback) = saved;
+        if let Some(outer) = outer {
+            let own = std::mem::replace(&mut ctx.pending, outer);
+            // A repeated key: the last value is the one kept.
+            self.held.retain(|(o, _)| *o != order);
+            self.held.push((order, Held::Written(own)));
+        }
+        r
+    }
+
+    /// Any other field: kept as it is.
+    pub fn other<'de, A: MapAccess<'de>>(&mut self, map: &mut A) -> Result<Value, A::Error> {
+        map.next_value()
+    }
+}
+
+/// Parses an object with `T`'s field dispatch into its stored record.
+fn record<'de, T: SeedFields, D: Deserializer<'de>>(
+    de: D,
+    ctx: &mut NormalizeCtx<'_>,
+    entity: Option<&'static str>,
+) -> Result<Map<String, Value>, D::Error> {
+    de.deserialize_any(ObjectVisitor::<T> {
+        ctx,
+        entity,
+        fields: PhantomData,
+    })
+}
+
+struct ObjectVisitor<'c, 'a, T> {
+    ctx: &'c mut NormalizeCtx<'a>,
+    entity: Option<&'static str>,
+    fields: PhantomData<T>,
+}
+
+impl<T> ObjectVisitor<'_, '_, T> {
+    fn wrong<E: de::Error>(self, kind: &str) -> E {
+        let what = self
+            .entity
+            .map_or_else(|| "an object".to_owned(), |k| format!("an object for entity {k}"));
+        let error = self.ctx.invalid(self.entity, format!("expected {what}, found {kind}"));
+        fail(self.ctx, error)
+    }
+}
+
+impl<'de, T: SeedFields> Visitor<'de> for ObjectVisitor<'_, '_, T> {
+    type Value = Map<String, Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    wrong_kinds!();
+
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
+        Err(self.wrong("an array"))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let ObjectVisitor { ctx, entity, .. } = self;
+        if let Err(e) = ctx.check_depth() {
+            return Err(fail(ctx, e));
+        }
+        let mut obj = Map::new();
+        let mut w = SeedWriter {
+            ctx,
+            entity,
+            held: Vec::new(),
+        };
+        while let Some(key) = map.next_key::<String>()? {
+            let value = T::seed_field(&mut w, &key, &mut map)?;
+            obj.insert(key, value);
+        }
+        let SeedWriter { ctx, mut held, .. } = w;
+        if !held.is_empty() {
+            held.sort_by_key(|(order, _)| *order);
+            let mut rw = RecordWriter::new(&mut obj, ctx, entity);
+            for (_, h) in held {
+                match h {
+                    Held::Written(writes) => rw.ctx().pending.append(writes),
+                    Held::Deferred(name, normalize) => {
+                        if let Err(e) = normalize(&mut rw, name) {
+                            return Err(fail(rw.ctx(), e));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(obj)
+    }
+}
+
+/// `normalize_seed` of a `#[derive(Schema)]` object.
+#[doc(hidden)]
+pub fn object<'de, T: SeedFields, D: Deserializer<'de>>(de: D, ctx: &mut NormalizeCtx<'_>) -> Result<Value, D::Error> {
+    ctx.pk_fallback = None;
+    record::<T, D>(de, ctx, None).map(Value::Object)
+}
+
+/// `normalize_seed` of a derived entity: its record, then its pk, then its pending write.
+#[doc(hidden)]
+pub fn entity<'de, E: Entity + SeedFields, D: Deserializer<'de>>(
+    de: D,
+    ctx: &mut NormalizeCtx<'_>,
+) -> Result<Value, D::Error> {
+    let fallback = ctx.pk_fallback.take();
+    ctx.entity_depth += 1;
+    let record = record::<E, D>(de, ctx, Some(E::KEY));
+    ctx.entity_depth -= 1;
+    let input = Value::Object(record?);
+    let pk = E::pk(&input)
+        .filter(|pk| !pk.is_empty())
+        // A `Values` map key stands in for a missing pk, but an empty key is no pk either (R-NORM-3).
+        .or(fallback.filter(|k| !k.is_empty()));
+    let Some(pk) = pk else {
+        let error = ctx.invalid(Some(E::KEY), "missing or empty primary key");
+        return Err(fail(ctx, error));
+    };
+    if let Value::Object(record) = input {
+        ctx.pending.entity(E::KEY, pk.clone(), record);
+    }
+    Ok(Value::String(pk))
+}

@@ -1,0 +1,135 @@
+//! R-NORM on response bytes (`Store::set_response_bytes`): the same writes and the same errors as
+//! parsing into a `Value` first, made in one pass.
+
+use restcache::Error;
+use restcache::prelude::*;
+use serde_json::{Value, json};
+
+use crate::fixtures::*;
+
+/// Two nested fields holding the same user, the later-declared one listed first in the bytes.
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+pub struct Review {
+    #[entity(pk)]
+    pub id: String,
+    #[entity(schema)]
+    pub author: User,
+    #[entity(schema)]
+    pub replies: Vec<Todo>,
+}
+
+fn record(store: &Store, table: &str, pk: &str) -> Value {
+    let snapshot = store.snapshot();
+    let rows = snapshot["entities"][table]["rows"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    rows.into_iter()
+        .find(|r| r["pk"] == pk)
+        .map(|r| r["record"].clone())
+        .unwrap_or(Value::Null)
+}
+
+#[test]
+fn r_norm_6_from_bytes_repeats_combine_in_the_order_the_value_path_uses() {
+    let bytes = br#"{"replies": [{"id": "t", "owner": {"id": "u", "name": "late"}}],
+                     "id": "r", "author": {"id": "u", "name": "early", "email": "u@x"}}"#;
+    let mut from_bytes = Store::new();
+    from_bytes
+        .set_response_bytes::<Review>("GET /reviews/r", &(), bytes)
+        .unwrap();
+    let mut from_value = Store::new();
+    let value: Value = serde_json::from_slice(bytes).unwrap();
+    from_value.set_response::<Review>("GET /reviews/r", &(), value).unwrap();
+
+    // Declaration order (author, then replies): the reply's owner comes later and wins; the
+    // author's other fields are kept.
+    let expected = json!({"id": "u", "name": "late", "email": "u@x"});
+    assert_eq!(record(&from_value, "User", "u"), expected);
+    assert_eq!(record(&from_bytes, "User", "u"), expected);
+    assert_eq!(record(&from_bytes, "Todo", "t"), record(&from_value, "Todo", "t"));
+    assert_eq!(
+        record(&from_bytes, "Review", "r"),
+        json!({"id": "r", "author": "u", "replies": ["t"]})
+    );
+}
+
+#[test]
+fn r_resp_3_bytes_that_are_not_json_are_a_decode_error_and_write_nothing() {
+    let mut store = Store::new();
+    let before = store.snapshot();
+    let e = store
+        .set_response_bytes::<Vec<Todo>>("GET /todos", &(), br#"[{"id": "1", "title": "a"}, {"id": "#)
+        .unwrap_err();
+    assert!(matches!(&e, Error::Decode { url, .. } if url == "/todos"), "{e:?}");
+    assert_eq!(store.snapshot(), before);
+    let e = store
+        .set_response_bytes::<Vec<Todo>>("GET /todos", &(), br#"[{"id": "1"}] trailing"#)
+        .unwrap_err();
+    assert!(matches!(e, Error::Decode { .. }), "{e:?}");
+    assert_eq!(store.snapshot(), before);
+}
+
+#[test]
+fn r_norm_3_from_bytes_a_missing_pk_is_the_value_paths_error_and_writes_nothing() {
+    let bytes = br#"[{"id": "1", "title": "a", "owner": {"name": "no pk"}}]"#;
+    let mut store = Store::new();
+    let before = store.snapshot();
+    let from_bytes = store
+        .set_response_bytes::<Vec<Todo>>("GET /todos", &(), bytes)
+        .unwrap_err();
+    assert_eq!(store.snapshot(), before);
+    let value: Value = serde_json::from_slice(bytes).unwrap();
+    let from_value = store.set_response::<Vec<Todo>>("GET /todos", &(), value).unwrap_err();
+    assert_eq!(from_bytes.to_string(), from_value.to_string());
+    assert!(
+        matches!(&from_bytes, Error::InvalidResponse { position, entity: Some(k), .. } if position == "/0/owner" && k == "User"),
+        "{from_bytes:?}"
+    );
+}
+
+#[test]
+fn r_norm_5_from_bytes_a_wrong_field_type_is_the_value_paths_error() {
+    let bytes = br#"[{"id": "1", "title": "a"}, {"id": "2", "completed": "yes"}]"#;
+    let mut store = Store::new();
+    let from_bytes = store
+        .set_response_bytes::<Vec<Todo>>("GET /todos", &(), bytes)
+        .unwrap_err();
+    let value: Value = serde_json::from_slice(bytes).unwrap();
+    let from_value = store.set_response::<Vec<Todo>>("GET /todos", &(), value).unwrap_err();
+    assert_eq!(from_bytes.to_string(), from_value.to_string());
+    assert!(
+        matches!(&from_bytes, Error::Decode { position, .. } if position == "/1/completed"),
+        "{from_bytes:?}"
+    );
+    assert!(store.snapshot()["entities"].as_object().is_none_or(|t| t.is_empty()));
+}
+
+#[test]
+fn r_norm_1_from_bytes_the_wrong_kind_is_the_value_paths_error() {
+    for (bytes, what) in [(&b"{}"[..], "an object"), (b"\"x\"", "a string"), (b"3", "a number")] {
+        let mut store = Store::new();
+        let from_bytes = store
+            .set_response_bytes::<Vec<Todo>>("GET /todos", &(), bytes)
+            .unwrap_err();
+        let from_value = store
+            .set_response::<Vec<Todo>>("GET /todos", &(), serde_json::from_slice::<Value>(bytes).unwrap())
+            .unwrap_err();
+        assert_eq!(from_bytes.to_string(), from_value.to_string());
+        assert!(from_bytes.to_string().contains(what), "{from_bytes}");
+        let from_bytes = store
+            .set_response_bytes::<Todo>("GET /todos/1", &(), b"[1]")
+            .unwrap_err();
+        assert!(matches!(from_bytes, Error::InvalidResponse { .. }), "{from_bytes:?}");
+    }
+}
+
+#[test]
+fn r_resp_5_from_bytes_whitespace_is_an_empty_response() {
+    let mut store = Store::new();
+    store
+        .set_response_bytes::<Option<Todo>>("GET /todos/1", &(), b" \n")
+        .unwrap();
+    let read = store.get_response::<Option<Todo>>("GET /todos/1", &()).unwrap();
+    assert_eq!(read.data.as_deref(), Some(&None));
+}
