@@ -329,13 +329,6 @@ impl Http {
                 return Err(decode(format!("expected a JSON content type, got {ct:?}")));
             }
         }
-        serde_json::from_slice(&bytes).map_err(|e| {
-            let message = e.to_string();
-            if message.contains("recursion limit") {
-                decode(format!("JSON nested deeper than the nesting limit of 128: {message}"))
-            } else {
-                decode(message)
-            }
-        })
+        serde_json::from_slice(&bytes).map_err(|e| decode(crate::store::decode_message(&e)))
     }
 }

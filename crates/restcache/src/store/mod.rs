@@ -9,6 +9,7 @@ mod read;
 mod write;
 
 pub use self::write::ResponseValue;
+pub(crate) use self::write::decode_message;
 
 use std::any::TypeId;
 use std::collections::HashMap;

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::time::Instant;
@@ -10,8 +11,6 @@ use tokio::time::Instant;
 use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
 use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
-use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
-
 use crate::normalize::{MAX_INPUT_DEPTH, NormalizeCtx, Pending, PendingKey, PendingWrite, dispose};
 use crate::schema::{Schema, SchemaKind};
 use crate::seed::BytesError;
@@ -160,8 +159,10 @@ impl Store {
         let args = Value::Object(args_map(args)?);
         let url = key.split_once(' ').map_or(key, |(_, url)| url);
         let value = value.into_value().map_err(|e| e.with_url(url))?;
-        self.write_only::<S>(key, &args, value, opts)
-            .map_err(|e| e.with_url(url))
+        self.write_only::<S>(key, opts, |store, method| {
+            store.normalize::<S>(method, value, &args, opts)
+        })
+        .map_err(|e| e.with_url(url))
     }
 
     /// [`set_response`](Self::set_response) from the response's bytes: the JSON is parsed and
@@ -202,13 +203,10 @@ impl Store {
     ) -> Result<(), Error> {
         let args = Value::Object(args_map(args)?);
         let url = key.split_once(' ').map_or(key, |(_, url)| url);
-        self.check_schema::<S>()?;
-        let method = key.split_once(' ').map_or("", |(m, _)| m);
-        let (result, pending) = self
-            .normalize_bytes::<S>(method, bytes, &args, opts)
-            .map_err(|e| e.with_url(url))?;
-        self.commit_normalized(key, result, pending, opts, None);
-        Ok(())
+        self.write_only::<S>(key, opts, |store, method| {
+            store.normalize_bytes::<S>(method, bytes, &args, opts)
+        })
+        .map_err(|e| e.with_url(url))
     }
 
     /// Normalizes and commits a response; returns what the response itself describes, built
@@ -237,17 +235,16 @@ impl Store {
     }
 
     /// [`write`](Self::write) without building the fetch result, for callers that do not need
-    /// it (`set_response`).
+    /// it (`set_response`, `set_response_bytes`); `normalize` gets the key's method.
     fn write_only<S: Schema>(
         &mut self,
         key: &str,
-        args: &Value,
-        value: Value,
         opts: WriteOptions<'_>,
+        normalize: impl FnOnce(&Self, &str) -> Result<(Value, Pending), Error>,
     ) -> Result<(), Error> {
         self.check_schema::<S>()?;
         let method = key.split_once(' ').map_or("", |(m, _)| m);
-        let (result, pending) = self.normalize::<S>(method, value, args, opts)?;
+        let (result, pending) = normalize(self, method)?;
         self.commit_normalized(key, result, pending, opts, None);
         Ok(())
     }
