@@ -100,9 +100,11 @@ pub(crate) async fn record_then_hold(State(shared): State<Arc<Shared>>, request:
             return ApiError::bad_request(format!("could not read the request body: {e}")).into_response();
         }
     };
-    let release = shared.record(RecordedRequest::from_parts(&parts, &bytes));
-    // A fault belongs to the request that arrives first, even if it is held the longest.
+    // A fault belongs to the request that arrives first, even if it is held the longest. It is
+    // taken before the request is recorded, so whoever sees the request recorded also sees the
+    // fault used.
     let fault = shared.faults.take(parts.uri.path());
+    let release = shared.record(RecordedRequest::from_parts(&parts, &bytes));
     if let Some(release) = release {
         // Released explicitly, or because the `Held` or the `Hold` was dropped: either way, go on.
         let _ = release.await;
