@@ -137,3 +137,25 @@ fn r_resp_5_from_bytes_whitespace_is_an_empty_response() {
     let read = store.get_response::<Option<Todo>>("GET /todos/1", &()).unwrap();
     assert_eq!(read.data.as_deref(), Some(&None));
 }
+
+#[test]
+fn r_resp_4_from_bytes_json_that_is_not_valid_after_a_schema_error_is_still_a_decode_error() {
+    // The first todo lacks its pk; the bytes go on nesting deeper than the limit, then end
+    // early. Parsed whole first, the body is a decode error; from bytes it must be the same.
+    let deep = format!(r#"[{{"title": "no pk"}}, {}1{}]"#, "[".repeat(200), "]".repeat(200));
+    let truncated = r#"[{"title": "no pk"}, {"id": "2", "title": "#;
+    for bytes in [deep.as_str(), truncated] {
+        let mut store = Store::new();
+        let before = store.snapshot();
+        let e = store
+            .set_response_bytes::<Vec<Todo>>("GET /todos", &(), bytes.as_bytes())
+            .unwrap_err();
+        let value_error = serde_json::from_str::<Value>(bytes).unwrap_err();
+        assert!(
+            matches!(&e, Error::Decode { message, .. } if *message == value_error.to_string()
+                || message.ends_with(&value_error.to_string())),
+            "{e:?}"
+        );
+        assert_eq!(store.snapshot(), before);
+    }
+}

@@ -230,7 +230,7 @@ async fn r_resp_4_json_deeper_than_the_limit_is_a_hard_decode_error() {
 }
 
 // Errors raised while normalizing name the member's URL (R-URL-1), not the request URL that
-// the HTTP errors carry; either ends with the path.
+// the HTTP errors carry; either ends with the path. Decode errors name the content type.
 
 #[tokio::test]
 async fn r_norm_3_an_entity_without_its_pk_is_a_hard_invalid_response() {
@@ -246,8 +246,9 @@ async fn r_norm_3_an_entity_without_its_pk_is_a_hard_invalid_response() {
 async fn r_norm_5_a_field_of_the_wrong_type_is_a_hard_decode_error() {
     let mistyped = json!({ "id": ID, "userId": "u2", "title": "typed wrong", "completed": "yes" });
     fails_then_recovers(Fault::Json(mistyped), false, defaults, |e, _| {
-        matches!(e, Error::Decode { url, entity: Some(entity), position, message, .. }
-            if url.ends_with(PATH) && entity == "Todo" && position == "/completed" && message.contains("invalid type"))
+        matches!(e, Error::Decode { url, content_type: Some(ct), entity: Some(entity), position, message }
+            if url.ends_with(PATH) && ct == "application/json" && entity == "Todo" && position == "/completed"
+                && message.contains("invalid type"))
     })
     .await;
 }

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::schema::{CollectionPolicy, Entity, ParentUse, Schema};
-use crate::tables::{PkHasher, Tables};
+use crate::tables::{PkHasher, Table, Tables};
 
 /// How deep input may nest: serde_json's own recursion limit (R-NORM-8, R-RESP-4).
 pub(crate) const MAX_INPUT_DEPTH: usize = 128;
@@ -150,7 +150,12 @@ impl Pending {
 /// given (`&mut Value`) instead of copying it, so a response's strings are moved into the
 /// tables, never cloned.
 pub struct NormalizeCtx<'a> {
-    pub(crate) tables: &'a Tables,
+    /// The committed tables, which push, unshift, get_page and `Invalidate` of a union read;
+    /// `None` for a fetched body normalized before the store is locked ([`Self::committed`]).
+    tables: Option<&'a Tables>,
+    /// Set when a schema asked for the tables and there were none: the result is unusable
+    /// and the normalization must be redone against the committed tables.
+    pub(crate) needs_tables: bool,
     pub(crate) args: &'a Value,
     pub(crate) body: Option<&'a Value>,
     pub(crate) path: Vec<Seg>,
@@ -169,9 +174,11 @@ pub struct NormalizeCtx<'a> {
 }
 
 impl<'a> NormalizeCtx<'a> {
-    pub(crate) fn new(tables: &'a Tables, args: &'a Value, body: Option<&'a Value>) -> Self {
+    /// A normalization reading `tables`, or no tables at all (`None`, see [`Self::committed`]).
+    pub(crate) fn new(tables: Option<&'a Tables>, args: &'a Value, body: Option<&'a Value>) -> Self {
         NormalizeCtx {
             tables,
+            needs_tables: false,
             args,
             body,
             path: Vec::new(),
@@ -184,6 +191,18 @@ impl<'a> NormalizeCtx<'a> {
             pk_fallback: None,
             policy: None,
             seed_error: None,
+        }
+    }
+
+    /// The committed table `name`, for the schemas whose writes depend on what is stored.
+    /// Without tables it is `None` and marks the normalization as needing them.
+    pub(crate) fn committed(&mut self, name: &str) -> Option<&'a Table> {
+        match self.tables {
+            Some(tables) => tables.by_name(name),
+            None => {
+                self.needs_tables = true;
+                None
+            }
         }
     }
 

@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::rest::http::Outgoing;
 use crate::rest::{BoxFuture, EndpointConfig, RestEndpoint};
 use crate::schema::Schema;
-use crate::store::{Layer, LayerSpec, WriteOptions};
+use crate::store::{Detached, Layer, LayerSpec, Store, WriteOptions};
 
 /// What a fetch settles with: the value it described, type-erased, or its error.
 pub(crate) type Outcome = Result<Arc<dyn Any + Send + Sync>, Error>;
@@ -216,16 +216,29 @@ impl Controller {
         let mut opts = WriteOptions::new().fetched_at(started).data_expiry(req.cfg.data_expiry);
         opts.body = req.body.as_ref();
         opts.policy = req.cfg.policy.as_deref();
+        // Step 6 before the lock: parsing and normalizing need only the body, except for the
+        // schemas that read stored collections, which are normalized again under it.
+        let normalized = sent.map(|fetched| {
+            let syntax = |e| fetched.syntax_error(e);
+            let detached = Store::normalize_fetched::<S>(&req.key, &write_args, &fetched.bytes, opts, &syntax);
+            (fetched, detached)
+        });
         let outcome = {
             let mut store = self.inner.store.lock();
             if store.epoch() != epoch {
                 // Reset while in flight: write nothing (its layer went with the reset).
                 return Err(Error::Reset);
             }
-            let written = sent.and_then(|value| {
-                store
-                    .write::<S>(&req.key, &write_args, value, opts, layer)
-                    .map_err(|e| e.with_url(&req.url))
+            let written = normalized.and_then(|(fetched, detached)| {
+                match detached {
+                    Detached::Ready(n) => store.commit_fetched::<S>(&req.key, &write_args, n, opts, layer),
+                    Detached::Failed(e) => store.check_schema::<S>().and(Err(e)),
+                    Detached::NeedsTables => {
+                        let syntax = |e| fetched.syntax_error(e);
+                        store.write_fetched::<S>(&req.key, &write_args, &fetched.bytes, opts, layer, &syntax)
+                    }
+                }
+                .map_err(|e| fetched.blame(e).with_url(&req.url))
             });
             match written {
                 Ok(value) => Ok(value as Arc<dyn Any + Send + Sync>),

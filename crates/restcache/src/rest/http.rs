@@ -72,6 +72,34 @@ pub(crate) struct Outgoing<'a> {
     pub ignore_body: bool,
 }
 
+/// The body of a successful response, read but not parsed: the caller normalizes it from its
+/// bytes ([`crate::seed`]).
+pub(crate) struct Fetched {
+    /// The JSON text; empty when there is nothing to read (a 204, a whitespace body, or a
+    /// `()` schema), which stands for an empty response.
+    pub bytes: Vec<u8>,
+    /// The URL that answered, after redirects.
+    pub url: String,
+    pub content_type: Option<String>,
+}
+
+impl Fetched {
+    /// The [`Error::Decode`] of a body that is not JSON.
+    pub fn syntax_error(&self, e: serde_json::Error) -> Error {
+        crate::store::syntax_error(e, self.content_type.as_deref()).with_url(&self.url)
+    }
+
+    /// `e`, raised while normalizing this body: a decode error names the content type.
+    pub fn blame(&self, mut e: Error) -> Error {
+        if let Error::Decode { content_type, .. } = &mut e
+            && content_type.is_none()
+        {
+            content_type.clone_from(&self.content_type);
+        }
+        e
+    }
+}
+
 fn transport(url: &Url, e: &(dyn std::error::Error + 'static)) -> Error {
     let mut message = e.to_string();
     let mut source = e.source();
@@ -129,8 +157,8 @@ impl Http {
         }
     }
 
-    /// Sends the request, following redirects, and decodes the response.
-    pub async fn send(&self, out: Outgoing<'_>) -> Result<Value, Error> {
+    /// Sends the request, following redirects, and reads the response's body.
+    pub async fn send(&self, out: Outgoing<'_>) -> Result<Fetched, Error> {
         let mut url = self.absolute(out.url)?;
         let mut init = RequestInit {
             url: url.to_string(),
@@ -282,7 +310,7 @@ impl Http {
         Ok(Some(bytes))
     }
 
-    async fn read(&self, mut response: reqwest::Response, url: &Url, ignore_body: bool) -> Result<Value, Error> {
+    async fn read(&self, mut response: reqwest::Response, url: &Url, ignore_body: bool) -> Result<Fetched, Error> {
         let status = response.status();
         let content_type = response
             .headers()
@@ -313,22 +341,23 @@ impl Http {
         let bytes = Self::read_limited(&mut response, url, self.max_response_bytes)
             .await?
             .ok_or_else(too_large)?;
-        if ignore_body || status.as_u16() == 204 || bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(Value::Null);
-        }
-        let decode = |message: String| Error::Decode {
-            url: url.to_string(),
-            content_type: content_type.clone(),
-            entity: None,
-            position: String::new(),
-            message,
-        };
-        if let Some(ct) = &content_type {
+        let empty = ignore_body || status.as_u16() == 204 || bytes.iter().all(u8::is_ascii_whitespace);
+        if !empty && let Some(ct) = &content_type {
             let media = ct.split(';').next().unwrap_or("").to_ascii_lowercase();
             if !media.contains("json") {
-                return Err(decode(format!("expected a JSON content type, got {ct:?}")));
+                return Err(Error::Decode {
+                    url: url.to_string(),
+                    content_type: content_type.clone(),
+                    entity: None,
+                    position: String::new(),
+                    message: format!("expected a JSON content type, got {ct:?}"),
+                });
             }
         }
-        serde_json::from_slice(&bytes).map_err(|e| decode(crate::store::decode_message(&e)))
+        Ok(Fetched {
+            bytes: if empty { Vec::new() } else { bytes },
+            url: url.to_string(),
+            content_type,
+        })
     }
 }

@@ -245,7 +245,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
         let table = T::collection_key();
         let append = !nested && ctx.mode == CollectionMode::Append;
         let refs = if append {
-            let stored = ctx.tables.by_name(table).and_then(|t| t.rows.get(pk.as_str()));
+            let stored = ctx.committed(table).and_then(|t| t.rows.get(pk.as_str()));
             let mut merged = match stored {
                 Some(Slot {
                     record: Record::Valid(Value::Array(old)),
@@ -327,7 +327,7 @@ fn add_to_lists<T: EntitySchema>(
     let policy = |k: &str| overridden.map_or_else(|| non_filter(k), |p| p.non_filter_argument_keys(k));
     let table = T::collection_key();
     let mut additions = Vec::new();
-    if let Some(t) = ctx.tables.by_name(table) {
+    if let Some(t) = ctx.committed(table) {
         for (pk, slot) in &t.rows {
             let Record::Valid(Value::Array(items)) = &slot.record else {
                 continue;

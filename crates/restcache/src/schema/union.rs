@@ -190,11 +190,7 @@ pub fn invalidate<U: Union>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result
             _ => Some(invalidated_pk(input, ctx, U::NAME, |_| None)?),
         };
         let Some(pk) = pk else { continue };
-        if ctx
-            .tables
-            .by_name(key)
-            .is_some_and(|t| t.rows.contains_key(pk.as_str()))
-        {
+        if ctx.committed(key).is_some_and(|t| t.rows.contains_key(pk.as_str())) {
             ctx.pending.invalid(key, pk.clone());
         }
         first.get_or_insert(pk);

@@ -84,7 +84,7 @@ impl Layer {
 fn normalize_layer<S: Schema>(tables: &Tables, input: &LayerInput<'_>) -> Result<(Value, Pending), Error> {
     let value = input.value.clone();
     let mut value = prepare(S::KIND, input.method, value, as_map(input.args), input.body)?;
-    let mut ctx = NormalizeCtx::new(tables, input.args, input.body);
+    let mut ctx = NormalizeCtx::new(Some(tables), input.args, input.body);
     ctx.policy = input.policy;
     ctx.pk_fallback = input.placeholder.map(str::to_owned);
     let result = S::normalize(&mut value, &mut ctx)?;

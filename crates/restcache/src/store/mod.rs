@@ -9,7 +9,7 @@ mod read;
 mod write;
 
 pub use self::write::ResponseValue;
-pub(crate) use self::write::decode_message;
+pub(crate) use self::write::{Detached, syntax_error};
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -252,7 +252,7 @@ impl Store {
     }
 
     /// Checks, once per schema type, that no entity key is used by two Rust types.
-    fn check_schema<S: Schema>(&self) -> Result<(), Error> {
+    pub(crate) fn check_schema<S: Schema>(&self) -> Result<(), Error> {
         let mut memo = self.memo.lock();
         if memo.checked.contains(&TypeId::of::<S>()) {
             return Ok(());

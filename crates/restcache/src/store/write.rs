@@ -57,12 +57,86 @@ pub(super) fn prepare(
 }
 
 /// The message of a JSON syntax error, naming the nesting limit when that is what was hit.
-pub(crate) fn decode_message(e: &serde_json::Error) -> String {
+fn decode_message(e: &serde_json::Error) -> String {
     let message = e.to_string();
     if message.contains("recursion limit") {
         format!("JSON nested deeper than the nesting limit of {MAX_INPUT_DEPTH}: {message}")
     } else {
         message
+    }
+}
+
+/// The [`Error::Decode`] of bytes that are not JSON, before the URL is known; `content_type`
+/// is the response's, when it came over HTTP.
+pub(crate) fn syntax_error(e: serde_json::Error, content_type: Option<&str>) -> Error {
+    Error::Decode {
+        url: String::new(),
+        content_type: content_type.map(str::to_owned),
+        entity: None,
+        position: String::new(),
+        message: decode_message(&e),
+    }
+}
+
+/// A response normalized and described (R-FETCH-5), ready to be committed.
+pub(crate) struct Normalized<O> {
+    result: Value,
+    pending: Pending,
+    described: Option<O>,
+}
+
+/// A fetched body normalized before the store is locked ([`Store::normalize_fetched`]).
+pub(crate) enum Detached<O> {
+    /// Commit it with [`Store::commit_fetched`].
+    Ready(Normalized<O>),
+    /// The schema reads stored collections (push, unshift, get_page, `Invalidate` of a union):
+    /// normalize it again under the lock with [`Store::write_fetched`].
+    NeedsTables,
+    /// The body is refused. Reported after the schema check, as under the lock.
+    Failed(Error),
+}
+
+/// Normalizes `value` in `ctx` after the empty-response rules (R-RESP-5/6).
+fn normalize_value<S: Schema>(ctx: &mut NormalizeCtx<'_>, method: &str, value: Value) -> Result<Value, Error> {
+    let mut value = prepare(S::KIND, method, value, ctx.args(), ctx.body)?;
+    let result = S::normalize(&mut value, ctx);
+    if result.is_err() {
+        // What is left of a refused input may nest deeper than a recursive drop can go.
+        dispose(value);
+    }
+    result
+}
+
+/// [`normalize_value`] from bytes, in one pass where the empty-response rules (which look at
+/// the whole value) cannot apply. Whitespace alone is an empty response; `syntax` makes the
+/// error of bytes that are not JSON, which comes before any other error.
+fn normalize_bytes<S: Schema>(
+    ctx: &mut NormalizeCtx<'_>,
+    method: &str,
+    bytes: &[u8],
+    syntax: &dyn Fn(serde_json::Error) -> Error,
+) -> Result<Value, Error> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return normalize_value::<S>(ctx, method, Value::Null);
+    }
+    let whole_value = matches!(S::KIND, SchemaKind::Invalidate | SchemaKind::InvalidateList)
+        || S::KIND == SchemaKind::Entity && matches!(method, "PUT" | "PATCH");
+    if whole_value {
+        let value = serde_json::from_slice(bytes).map_err(syntax)?;
+        return normalize_value::<S>(ctx, method, value);
+    }
+    match crate::seed::normalize_bytes::<S>(bytes, ctx) {
+        Ok(result) => Ok(result),
+        Err(BytesError::Syntax(e)) => Err(syntax(e)),
+        // Bytes that are not JSON, or nest too deep, are that error wherever it is, as when
+        // the whole body is parsed first: the rest of the body is checked (only on this path).
+        Err(BytesError::Normalize(e)) => match serde_json::from_slice::<Value>(bytes) {
+            Err(not_json) => Err(syntax(not_json)),
+            Ok(parsed) => {
+                dispose(parsed);
+                Err(e)
+            }
+        },
     }
 }
 
@@ -204,25 +278,57 @@ impl Store {
         let args = Value::Object(args_map(args)?);
         let url = key.split_once(' ').map_or(key, |(_, url)| url);
         self.write_only::<S>(key, opts, |store, method| {
-            store.normalize_bytes::<S>(method, bytes, &args, opts)
+            let mut ctx = NormalizeCtx::new(Some(&store.tables), &args, opts.body);
+            ctx.policy = opts.policy;
+            let result = normalize_bytes::<S>(&mut ctx, method, bytes, &|e| syntax_error(e, None))?;
+            Ok((result, ctx.pending))
         })
         .map_err(|e| e.with_url(url))
     }
 
-    /// Normalizes and commits a response; returns what the response itself describes, built
-    /// from its own writes without consulting the rest of the store (R-FETCH-5).
-    pub(crate) fn write<S: Schema>(
+    /// Normalizes a fetched body before the store is locked (R-FETCH-1 step 6) and builds what
+    /// the response describes (R-FETCH-5), so the lock is only held to commit.
+    /// `syntax` makes the error of bytes that are not JSON.
+    pub(crate) fn normalize_fetched<S: Schema>(
+        key: &str,
+        args: &Value,
+        bytes: &[u8],
+        opts: WriteOptions<'_>,
+        syntax: &dyn Fn(serde_json::Error) -> Error,
+    ) -> Detached<S::Output> {
+        let method = key.split_once(' ').map_or("", |(m, _)| m);
+        let mut ctx = NormalizeCtx::new(None, args, opts.body);
+        ctx.policy = opts.policy;
+        let result = normalize_bytes::<S>(&mut ctx, method, bytes, syntax);
+        if ctx.needs_tables {
+            return Detached::NeedsTables;
+        }
+        match result {
+            Ok(result) => Detached::Ready(Normalized {
+                described: Self::describe::<S>(&result, &ctx.pending, args, opts.fetched_at),
+                result,
+                pending: ctx.pending,
+            }),
+            Err(e) => Detached::Failed(e),
+        }
+    }
+
+    /// Commits a fetched response normalized by [`normalize_fetched`](Self::normalize_fetched),
+    /// removing the fetch's optimistic layer in the same step; returns what it describes.
+    pub(crate) fn commit_fetched<S: Schema>(
         &mut self,
         key: &str,
         args: &Value,
-        value: Value,
+        normalized: Normalized<S::Output>,
         opts: WriteOptions<'_>,
         layer: Option<u64>,
     ) -> Result<Arc<S::Output>, Error> {
         self.check_schema::<S>()?;
-        let method = key.split_once(' ').map_or("", |(m, _)| m);
-        let (result, pending) = self.normalize::<S>(method, value, args, opts)?;
-        let described = Self::describe::<S>(&result, &pending, args, opts.fetched_at);
+        let Normalized {
+            result,
+            pending,
+            described,
+        } = normalized;
         self.commit_normalized(key, result, pending, opts, layer);
         match described {
             Some(out) => Ok(Arc::new(out)),
@@ -234,8 +340,34 @@ impl Store {
         }
     }
 
-    /// [`write`](Self::write) without building the fetch result, for callers that do not need
-    /// it (`set_response`, `set_response_bytes`); `normalize` gets the key's method.
+    /// Normalizes a fetched body against the committed tables and commits it: the path of the
+    /// schemas that read stored collections ([`Detached::NeedsTables`]).
+    pub(crate) fn write_fetched<S: Schema>(
+        &mut self,
+        key: &str,
+        args: &Value,
+        bytes: &[u8],
+        opts: WriteOptions<'_>,
+        layer: Option<u64>,
+        syntax: &dyn Fn(serde_json::Error) -> Error,
+    ) -> Result<Arc<S::Output>, Error> {
+        self.check_schema::<S>()?;
+        let method = key.split_once(' ').map_or("", |(m, _)| m);
+        let mut ctx = NormalizeCtx::new(Some(&self.tables), args, opts.body);
+        ctx.policy = opts.policy;
+        let result = normalize_bytes::<S>(&mut ctx, method, bytes, syntax)?;
+        let pending = ctx.pending;
+        let normalized = Normalized {
+            described: Self::describe::<S>(&result, &pending, args, opts.fetched_at),
+            result,
+            pending,
+        };
+        self.commit_fetched::<S>(key, args, normalized, opts, layer)
+    }
+
+    /// Normalizes and commits a response without building what it describes, for the callers
+    /// that do not return it (`set_response`, `set_response_bytes`); `normalize` gets the key's
+    /// method.
     fn write_only<S: Schema>(
         &mut self,
         key: &str,
@@ -297,50 +429,10 @@ impl Store {
         args: &Value,
         opts: WriteOptions<'_>,
     ) -> Result<(Value, Pending), Error> {
-        let mut value = prepare(S::KIND, method, value, crate::normalize::as_map(args), opts.body)?;
-        let mut ctx = NormalizeCtx::new(&self.tables, args, opts.body);
+        let mut ctx = NormalizeCtx::new(Some(&self.tables), args, opts.body);
         ctx.policy = opts.policy;
-        let result = S::normalize(&mut value, &mut ctx);
-        if result.is_err() {
-            // What is left of a refused input may nest deeper than a recursive drop can go.
-            dispose(value);
-        }
-        let result = result?;
+        let result = normalize_value::<S>(&mut ctx, method, value)?;
         Ok((result, ctx.pending))
-    }
-
-    /// [`normalize`](Self::normalize) from bytes, in one pass where the empty-response rules
-    /// (R-RESP-5/6, which look at the whole value) cannot apply.
-    fn normalize_bytes<S: Schema>(
-        &self,
-        method: &str,
-        bytes: &[u8],
-        args: &Value,
-        opts: WriteOptions<'_>,
-    ) -> Result<(Value, Pending), Error> {
-        let decode = |e: serde_json::Error| Error::Decode {
-            url: String::new(),
-            content_type: None,
-            entity: None,
-            position: String::new(),
-            message: decode_message(&e),
-        };
-        let whole_value = matches!(S::KIND, SchemaKind::Invalidate | SchemaKind::InvalidateList)
-            || S::KIND == SchemaKind::Entity && matches!(method, "PUT" | "PATCH");
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return self.normalize::<S>(method, Value::Null, args, opts);
-        }
-        if whole_value {
-            let value = serde_json::from_slice(bytes).map_err(decode)?;
-            return self.normalize::<S>(method, value, args, opts);
-        }
-        let mut ctx = NormalizeCtx::new(&self.tables, args, opts.body);
-        ctx.policy = opts.policy;
-        match crate::seed::normalize_bytes::<S>(bytes, &mut ctx) {
-            Ok(result) => Ok((result, ctx.pending)),
-            Err(BytesError::Syntax(e)) => Err(decode(e)),
-            Err(BytesError::Normalize(e)) => Err(e),
-        }
     }
 
     /// Records a failed fetch of `key` (R-FETCH-1 step 7). The stored result is kept.
