@@ -811,10 +811,18 @@ fn scale_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
 /// What `/usr/bin/time -v` measures for BENCHMARKS.md's peak memory: the Todo list of `n` built
 /// in memory as JSON, normalized into a store (moved in), the list read back once without the
 /// memo, and exit.
-fn memory_run(n: usize) -> ExitCode {
-    let input = todos_value(n);
+///
+/// With `from_bytes` the list is built as JSON text instead, as a response arrives, and goes in
+/// through `set_response_bytes` (the path a fetch takes); the text is dropped before the read.
+fn memory_run(n: usize, from_bytes: bool) -> ExitCode {
     let mut store = Store::new();
-    if let Err(e) = store.set_response::<Vec<Todo>>(TODOS_KEY, &(), input) {
+    let written = if from_bytes {
+        let bytes = serde_json::to_vec(&generate_todos(n)).expect("todos serialize");
+        store.set_response_bytes::<Vec<Todo>>(TODOS_KEY, &(), &bytes)
+    } else {
+        store.set_response::<Vec<Todo>>(TODOS_KEY, &(), todos_value(n))
+    };
+    if let Err(e) = written {
         eprintln!("[normalizr] {e}");
         return ExitCode::FAILURE;
     }
@@ -849,12 +857,15 @@ fn main() -> ExitCode {
             // Prints the generated Todo list of size N, to check its sha256 against the README.
             "--dump-todos" => dump = args.next().and_then(|n| n.parse::<usize>().ok()),
             // The peak-memory run: build N todos in memory, normalize once, denormalize once, exit.
-            "--memory" => memory = args.next().and_then(|n| n.parse::<usize>().ok()),
+            "--memory" => memory = args.next().and_then(|n| n.parse::<usize>().ok()).map(|n| (n, false)),
+            // The same with the list built as JSON text and normalized from its bytes.
+            "--memory-bytes" => memory = args.next().and_then(|n| n.parse::<usize>().ok()).map(|n| (n, true)),
             // Passed by `cargo bench`.
             "--bench" => {}
             other if other.starts_with("--") => {
                 eprintln!(
-                    "unknown option {other}; options: --json, --quick, --filter SUBSTRING, --only NAME, --calls N"
+                    "unknown option {other}; options: --json, --quick, --filter SUBSTRING, --only NAME, --calls N, \
+                     --memory N, --memory-bytes N, --dump-todos N"
                 );
                 return ExitCode::from(2);
             }
@@ -866,8 +877,8 @@ fn main() -> ExitCode {
         serde_json::to_writer(&mut out, &generate_todos(n)).expect("stdout");
         return ExitCode::SUCCESS;
     }
-    if let Some(n) = memory {
-        return memory_run(n);
+    if let Some((n, from_bytes)) = memory {
+        return memory_run(n, from_bytes);
     }
     if let Err(e) = check_generator() {
         eprintln!("[normalizr] {e}");
