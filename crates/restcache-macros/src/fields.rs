@@ -169,14 +169,28 @@ pub(crate) fn write_fields(fields: &[Field], w: &Ident) -> TokenStream {
 /// `impl SeedFields for #ty` (`head` is `#ident #ty_generics #where_clause`, after
 /// `impl #impl_generics`): a `match` on the key, one arm per field (duplicate names are refused
 /// by the parser), the rest kept as they are.
-pub(crate) fn seed_impl(impl_generics: TokenStream, head: TokenStream, fields: &[Field]) -> TokenStream {
+/// The `SeedFields` impl of a field list; `pk_field` is the JSON field an entity's pk is read
+/// from, when it is one field.
+pub(crate) fn seed_impl(
+    impl_generics: TokenStream,
+    head: TokenStream,
+    fields: &[Field],
+    pk_field: Option<&str>,
+) -> TokenStream {
     let w = Ident::new("w", Span::mixed_site());
     let key = Ident::new("key", Span::mixed_site());
     let map = Ident::new("map", Span::mixed_site());
     let body = seed_match(fields, &w, &key, &map);
+    let pk_field = pk_field.map(|name| {
+        quote! {
+            const PK_FIELD: ::core::option::Option<&'static str> = ::core::option::Option::Some(#name);
+        }
+    });
     quote! {
         #[automatically_derived]
         impl #impl_generics ::restcache::__private::SeedFields for #head {
+            #pk_field
+
             fn seed_field<'de, A: ::restcache::__private::serde::de::MapAccess<'de>>(
                 #w: &mut ::restcache::__private::SeedWriter<'_, '_>,
                 #key: &str,

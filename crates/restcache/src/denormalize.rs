@@ -7,6 +7,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::record::Fields;
 use crate::schema::{Entity, Schema};
 use crate::tables::{Record, Slot, TableId, Tables};
 
@@ -122,13 +123,13 @@ impl<'s> DenormalizeCtx<'s> {
 
     /// Builds an entity from a row, shallow when it is already on the path or too deep.
     pub(crate) fn read_slot<E: Entity>(&mut self, table: TableId, row: usize, slot: &'s Slot) -> Result<E, Unresolved> {
-        let Record::Valid(Value::Object(record)) = &slot.record else {
+        let Record::Entity(record) = &slot.record else {
             return Err(Unresolved);
         };
         let shallow = self.stack.len() >= MAX_ENTITY_DEPTH || self.stack.contains(&(table, row));
         self.stack.push((table, row));
         let r = E::read_record(&mut RecordReader {
-            record,
+            record: Source::Fields(record),
             ctx: self,
             shallow,
             entity: Some(E::KEY),
@@ -153,11 +154,27 @@ impl<'s> DenormalizeCtx<'s> {
             return Err(Unresolved);
         };
         read(&mut RecordReader {
-            record,
+            record: Source::Map(record),
             ctx: self,
             shallow: false,
             entity: None,
         })
+    }
+}
+
+/// What a [`RecordReader`] reads: an entity's record, or an object schema's normalized value.
+#[derive(Clone, Copy)]
+enum Source<'s> {
+    Fields(&'s Fields),
+    Map(&'s Map<String, Value>),
+}
+
+impl<'s> Source<'s> {
+    fn get(self, name: &str) -> Option<&'s Value> {
+        match self {
+            Source::Fields(fields) => fields.get(name),
+            Source::Map(map) => map.get(name),
+        }
     }
 }
 
@@ -166,7 +183,7 @@ impl<'s> DenormalizeCtx<'s> {
 /// Fields absent from the record return `Ok(None)`, so the caller keeps the `Default` value
 /// (R-NORM-5: a read is `E::default()` overlaid with the record's fields).
 pub struct RecordReader<'r, 's> {
-    record: &'s Map<String, Value>,
+    record: Source<'s>,
     ctx: &'r mut DenormalizeCtx<'s>,
     shallow: bool,
     entity: Option<&'static str>,

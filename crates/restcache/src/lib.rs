@@ -68,6 +68,7 @@ pub mod controller;
 mod denormalize;
 mod error;
 mod normalize;
+mod record;
 pub mod rest;
 pub mod schema;
 mod seed;

@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
+use crate::record::Fields;
 use crate::schema::{CollectionPolicy, Entity, ParentUse, Schema};
 use crate::tables::{PkHasher, Table, Tables};
 
@@ -51,7 +52,7 @@ pub(crate) enum CollectionMode {
 #[derive(Clone, Debug)]
 pub(crate) enum PendingWrite {
     /// An entity record: all the response's fields for this `(K, pk)`, duplicates combined.
-    Entity(Map<String, Value>),
+    Entity(Fields),
     /// An INVALID mark.
     Invalid,
     /// The full new content of a collection record.
@@ -107,10 +108,12 @@ impl Pending {
 
     /// Adds an entity record, combining it with an earlier occurrence of the same `(K, pk)` in
     /// document order: later fields win (R-NORM-6).
-    pub(crate) fn entity(&mut self, table: &'static str, pk: String, record: Map<String, Value>) {
+    pub(crate) fn entity(&mut self, table: &'static str, pk: String, record: Fields) {
         match self.entry(table, pk) {
             (RawEntryMut::Occupied(mut o), _) => match o.get_mut() {
-                PendingWrite::Entity(existing) => existing.extend(record),
+                PendingWrite::Entity(existing) => {
+                    existing.merge(record, |_, _| false);
+                }
                 other => *other = PendingWrite::Entity(record),
             },
             (RawEntryMut::Vacant(v), key) => {
@@ -460,7 +463,7 @@ pub(crate) fn normalize_entity<E: Entity>(input: &mut Value, ctx: &mut Normalize
     let record = write_record(input, ctx, Some(E::KEY), E::write_record);
     ctx.entity_depth -= 1;
     let record = record?;
-    ctx.pending.entity(E::KEY, pk.clone(), record);
+    ctx.pending.entity(E::KEY, pk.clone(), Fields::from_map(record));
     Ok(pk)
 }
 

@@ -11,6 +11,8 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use tokio::time::Instant;
 
+use crate::record::Fields;
+
 pub(crate) type TableId = u32;
 
 /// The keys of the pk hash, drawn at random once per process: primary keys are chosen by
@@ -41,8 +43,10 @@ impl PkHasher {
 /// The stored form of one entity (or collection) record.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Record {
-    /// A JSON object (entities) or array of references (collections).
-    Valid(Value),
+    /// An entity's fields.
+    Entity(Fields),
+    /// A collection's references.
+    List(Vec<Value>),
     /// The INVALID mark written by `Invalidate` (R-INV-1).
     Invalid,
 }

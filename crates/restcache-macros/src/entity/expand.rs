@@ -34,7 +34,11 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
         }
     });
 
-    let seeds = fields::seed_impl(quote!(), quote!(#ident), fields);
+    let pk_field = match model.pk {
+        Pk::Field(ref name) => Some(name.as_str()),
+        Pk::Fn(_) => None,
+    };
+    let seeds = fields::seed_impl(quote!(), quote!(#ident), fields, pk_field);
 
     let reads = fields::read_fields(fields, &r, &out);
     let (reader, out_binding) = if reads.is_empty() {

@@ -69,6 +69,7 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
         quote!(#impl_generics),
         quote!(#ident #ty_generics #where_clause),
         fields,
+        None,
     );
 
     let list_schema = list.as_ref().map(|ty| {

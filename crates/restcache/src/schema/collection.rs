@@ -205,7 +205,7 @@ fn accepts(
 }
 
 fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
-    let Record::Valid(Value::Array(refs)) = &slot.record else {
+    let Record::List(refs) = &slot.record else {
         return Err(Unresolved);
     };
     Ok(refs
@@ -248,7 +248,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
             let stored = ctx.committed(table).and_then(|t| t.rows.get(pk.as_str()));
             let mut merged = match stored {
                 Some(Slot {
-                    record: Record::Valid(Value::Array(old)),
+                    record: Record::List(old),
                     ..
                 }) => old.clone(),
                 _ => Vec::with_capacity(refs.len()),
@@ -329,7 +329,7 @@ fn add_to_lists<T: EntitySchema>(
     let mut additions = Vec::new();
     if let Some(t) = ctx.committed(table) {
         for (pk, slot) in &t.rows {
-            let Record::Valid(Value::Array(items)) = &slot.record else {
+            let Record::List(items) = &slot.record else {
                 continue;
             };
             if items.contains(&r) {

@@ -108,7 +108,7 @@ pub mod entity_impl {
         };
         let tables = ctx.tables;
         for (row, (_, slot)) in tables.table(id).rows.iter().enumerate() {
-            if let Record::Valid(_) = slot.record
+            if let Record::Entity(_) = slot.record
                 && let Ok(e) = ctx.read_slot::<E>(id, row, slot)
             {
                 out.push(e);

@@ -152,10 +152,11 @@ pub fn read_all<U: Union>(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<U>) -> boo
         any = true;
         let tables = ctx.tables;
         for (pk, slot) in &tables.table(id).rows {
-            let Record::Valid(record) = &slot.record else {
+            let Record::Entity(record) = &slot.record else {
                 continue;
             };
-            if U::select(record, None, None) == Some(i)
+            // `select` reads a JSON object; the record is one only for this call.
+            if U::select(&Value::Object(record.to_map()), None, None) == Some(i)
                 && let Ok(v) = U::read_variant(i, pk, ctx)
             {
                 out.push(v);

@@ -357,7 +357,11 @@ impl Store {
                 .map(|(pk, slot)| {
                     serde_json::json!({
                         "pk": pk,
-                        "record": match &slot.record { Record::Valid(v) => v.clone(), Record::Invalid => "INVALID".into() },
+                        "record": match &slot.record {
+                            Record::Entity(fields) => Value::Object(fields.to_map()),
+                            Record::List(items) => Value::Array(items.clone()),
+                            Record::Invalid => "INVALID".into(),
+                        },
                         "version": slot.version,
                         "fetched_at": at(slot.meta.fetched_at),
                         "written_at": at(slot.meta.written_at),

@@ -404,11 +404,9 @@ impl Store {
         };
         for (PendingKey { table, pk, .. }, write) in &pending.writes {
             let record = match write {
-                PendingWrite::Entity(fields) => Record::Valid(Value::Object(fields.clone())),
+                PendingWrite::Entity(fields) => Record::Entity(fields.clone()),
                 PendingWrite::Invalid => Record::Invalid,
-                PendingWrite::Collection(items) | PendingWrite::Appended { items, .. } => {
-                    Record::Valid(Value::Array(items.clone()))
-                }
+                PendingWrite::Collection(items) | PendingWrite::Appended { items, .. } => Record::List(items.clone()),
             };
             scratch.get_or_create(table).1.rows.insert(
                 pk.clone(),
@@ -541,11 +539,9 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
             }
             RawEntryMut::Vacant(v) => {
                 let record = match write {
-                    PendingWrite::Entity(fields) => Record::Valid(Value::Object(fields)),
+                    PendingWrite::Entity(fields) => Record::Entity(fields),
                     PendingWrite::Invalid => Record::Invalid,
-                    PendingWrite::Collection(items) | PendingWrite::Appended { items, .. } => {
-                        Record::Valid(Value::Array(items))
-                    }
+                    PendingWrite::Collection(items) | PendingWrite::Appended { items, .. } => Record::List(items),
                 };
                 let version = Store::bump(next);
                 v.insert_hashed_nocheck(hash, pk, Slot { record, meta, version });
@@ -561,28 +557,16 @@ fn apply(slot: &mut Slot, write: PendingWrite, meta: EntityMeta) -> bool {
     let older = meta.fetched_at < slot.meta.fetched_at;
     let mut changed = false;
     match (write, &mut slot.record) {
-        // The same record again (a refetch of unchanged data): one ordered walk of both maps
-        // instead of a lookup per field.
-        (PendingWrite::Entity(fields), Record::Valid(Value::Object(stored))) if *stored == fields => {}
-        (PendingWrite::Entity(fields), Record::Valid(Value::Object(stored))) => {
-            for (k, v) in fields {
-                match stored.get_mut(&k) {
-                    Some(old) if older || *old == v => {}
-                    Some(old) => {
-                        *old = v;
-                        changed = true;
-                    }
-                    None => {
-                        stored.insert(k, v);
-                        changed = true;
-                    }
-                }
-            }
+        // The same record again (a refetch of unchanged data): one comparison.
+        (PendingWrite::Entity(fields), Record::Entity(stored)) if *stored == fields => {}
+        // Field by field: an older write only adds the fields the record lacks.
+        (PendingWrite::Entity(fields), Record::Entity(stored)) => {
+            changed = stored.merge(fields, |old, new| older || old == new);
         }
         // An older push, unshift or page merges underneath: the stored list stays as it is,
         // plus the references only the older write adds (a later-started write must not make
         // it lose an entity the server created).
-        (PendingWrite::Appended { items, front }, Record::Valid(Value::Array(stored))) if older => {
+        (PendingWrite::Appended { items, front }, Record::List(stored)) if older => {
             let added: Vec<Value> = items.into_iter().filter(|r| !stored.contains(r)).collect();
             changed = !added.is_empty();
             if front {
@@ -593,7 +577,7 @@ fn apply(slot: &mut Slot, write: PendingWrite, meta: EntityMeta) -> bool {
         }
         (_, _) if older => {}
         (PendingWrite::Entity(fields), record) => {
-            *record = Record::Valid(Value::Object(fields));
+            *record = Record::Entity(fields);
             changed = true;
         }
         (PendingWrite::Invalid, record) => {
@@ -601,7 +585,7 @@ fn apply(slot: &mut Slot, write: PendingWrite, meta: EntityMeta) -> bool {
             *record = Record::Invalid;
         }
         (PendingWrite::Collection(items) | PendingWrite::Appended { items, .. }, record) => {
-            let new = Record::Valid(Value::Array(items));
+            let new = Record::List(items);
             changed = *record != new;
             *record = new;
         }
