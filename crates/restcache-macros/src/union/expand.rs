@@ -32,6 +32,12 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
     });
     let has_other = other.is_some();
 
+    let attribute_const = match select {
+        Select::Attribute(attribute) => quote! {
+            const ATTRIBUTE: ::core::option::Option<&'static str> = ::core::option::Option::Some(#attribute);
+        },
+        Select::Fn(_) => quote!(),
+    };
     let select = match select {
         Select::Attribute(attribute) => quote! {
             fn select(
@@ -104,6 +110,7 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
             const TAGS: &'static [&'static str] = &[#(#tags),*];
             const KEYS: &'static [&'static str] = &[#(#keys),*];
             const HAS_OTHER: bool = #has_other;
+            #attribute_const
 
             fn collection_key() -> &'static str {
                 static KEY: ::restcache::__private::OnceLock<::std::string::String> =

@@ -37,6 +37,10 @@ pub trait Union: Clone + Send + Sync + 'static {
     const TAGS: &'static [&'static str];
     /// Each variant's entity key, in declaration order.
     const KEYS: &'static [&'static str];
+    /// The field whose value is the tag, when the variant is chosen by one (`schema_attribute`);
+    /// lets stored records be matched without building a JSON object.
+    #[doc(hidden)]
+    const ATTRIBUTE: Option<&'static str> = None;
     /// Whether an `#[union(other)]` variant keeps unmatched inputs.
     const HAS_OTHER: bool;
 
@@ -66,7 +70,12 @@ pub trait Union: Clone + Send + Sync + 'static {
 
 /// The string form of the attribute `attr`, looked up among `tags`.
 pub(crate) fn select_by_attribute(value: &Value, attr: &str, tags: &[&str]) -> Option<usize> {
-    let tag = string_form(value.get(attr)?)?;
+    select_by_value(value.get(attr), tags)
+}
+
+/// The string form of a tag value, looked up among `tags`.
+fn select_by_value(tag: Option<&Value>, tags: &[&str]) -> Option<usize> {
+    let tag = string_form(tag?)?;
     tags.iter().position(|t| *t == tag)
 }
 
@@ -155,8 +164,12 @@ pub fn read_all<U: Union>(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<U>) -> boo
             let Record::Entity(record) = &slot.record else {
                 continue;
             };
-            // `select` reads a JSON object; the record is one only for this call.
-            if U::select(&Value::Object(record.to_map()), None, None) == Some(i)
+            let selected = match U::ATTRIBUTE {
+                Some(attr) => select_by_value(record.get(attr), U::TAGS),
+                // A `select` function reads a JSON object; the record is one only for this call.
+                None => U::select(&Value::Object(record.to_map()), None, None),
+            };
+            if selected == Some(i)
                 && let Ok(v) = U::read_variant(i, pk, ctx)
             {
                 out.push(v);
