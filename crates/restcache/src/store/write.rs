@@ -140,6 +140,33 @@ fn normalize_bytes<S: Schema>(
     }
 }
 
+/// [`normalize_bytes`] in a fresh context reading `tables` (`None`: before the store is
+/// locked). Returns the result with its writes, and whether a schema asked for the tables.
+fn normalize_bytes_in<S: Schema>(
+    tables: Option<&Tables>,
+    method: &str,
+    bytes: &[u8],
+    args: &Value,
+    opts: WriteOptions<'_>,
+    syntax: &dyn Fn(serde_json::Error) -> Error,
+) -> (Result<(Value, Pending), Error>, bool) {
+    let mut ctx = NormalizeCtx::new(tables, args, opts.body);
+    ctx.policy = opts.policy;
+    let result = normalize_bytes::<S>(&mut ctx, method, bytes, syntax);
+    (result.map(|r| (r, ctx.pending)), ctx.needs_tables)
+}
+
+impl<O> Normalized<O> {
+    /// `result` and its writes, with what they describe built from the writes alone.
+    fn new<S: Schema<Output = O>>(result: Value, pending: Pending, args: &Value, at: Instant) -> Self {
+        Normalized {
+            described: Store::describe::<S>(&result, &pending, args, at),
+            result,
+            pending,
+        }
+    }
+}
+
 /// A response value for [`Store::set_response`]: an owned [`Value`] is moved into the tables
 /// (its strings are not copied), a `&Value` is copied first.
 ///
@@ -278,10 +305,8 @@ impl Store {
         let args = Value::Object(args_map(args)?);
         let url = key.split_once(' ').map_or(key, |(_, url)| url);
         self.write_only::<S>(key, opts, |store, method| {
-            let mut ctx = NormalizeCtx::new(Some(&store.tables), &args, opts.body);
-            ctx.policy = opts.policy;
-            let result = normalize_bytes::<S>(&mut ctx, method, bytes, &|e| syntax_error(e, None))?;
-            Ok((result, ctx.pending))
+            let syntax = |e| syntax_error(e, None);
+            normalize_bytes_in::<S>(Some(&store.tables), method, bytes, &args, opts, &syntax).0
         })
         .map_err(|e| e.with_url(url))
     }
@@ -297,19 +322,12 @@ impl Store {
         syntax: &dyn Fn(serde_json::Error) -> Error,
     ) -> Detached<S::Output> {
         let method = key.split_once(' ').map_or("", |(m, _)| m);
-        let mut ctx = NormalizeCtx::new(None, args, opts.body);
-        ctx.policy = opts.policy;
-        let result = normalize_bytes::<S>(&mut ctx, method, bytes, syntax);
-        if ctx.needs_tables {
-            return Detached::NeedsTables;
-        }
-        match result {
-            Ok(result) => Detached::Ready(Normalized {
-                described: Self::describe::<S>(&result, &ctx.pending, args, opts.fetched_at),
-                result,
-                pending: ctx.pending,
-            }),
-            Err(e) => Detached::Failed(e),
+        match normalize_bytes_in::<S>(None, method, bytes, args, opts, syntax) {
+            (_, true) => Detached::NeedsTables,
+            (Ok((result, pending)), false) => {
+                Detached::Ready(Normalized::new::<S>(result, pending, args, opts.fetched_at))
+            }
+            (Err(e), false) => Detached::Failed(e),
         }
     }
 
@@ -353,15 +371,8 @@ impl Store {
     ) -> Result<Arc<S::Output>, Error> {
         self.check_schema::<S>()?;
         let method = key.split_once(' ').map_or("", |(m, _)| m);
-        let mut ctx = NormalizeCtx::new(Some(&self.tables), args, opts.body);
-        ctx.policy = opts.policy;
-        let result = normalize_bytes::<S>(&mut ctx, method, bytes, syntax)?;
-        let pending = ctx.pending;
-        let normalized = Normalized {
-            described: Self::describe::<S>(&result, &pending, args, opts.fetched_at),
-            result,
-            pending,
-        };
+        let (result, pending) = normalize_bytes_in::<S>(Some(&self.tables), method, bytes, args, opts, syntax).0?;
+        let normalized = Normalized::new::<S>(result, pending, args, opts.fetched_at);
         self.commit_fetched::<S>(key, args, normalized, opts, layer)
     }
 
