@@ -237,11 +237,15 @@ fn seed_match(fields: &[Field], w: &Ident, key: &Ident, map: &Ident) -> TokenStr
 }
 
 /// The `RecordReader` calls of a field list, each assigning the field of `out` when the record
-/// holds it.
+/// holds it. They come in JSON-name order, the order of a stored record, so that each finds its
+/// field where the previous one stopped (which field is read first changes nothing else: every
+/// failure is the same `Unresolved`).
 pub(crate) fn read_fields(fields: &[Field], r: &Ident, out: &Ident) -> TokenStream {
     let v = Ident::new("v", Span::mixed_site());
-    fields
-        .iter()
+    let mut in_name_order: Vec<&Field> = fields.iter().collect();
+    in_name_order.sort_by(|a, b| a.name.cmp(&b.name));
+    in_name_order
+        .into_iter()
         .map(|f| {
             let Field { member, ty, name, .. } = f;
             let span = ty.span();

@@ -130,6 +130,7 @@ impl<'s> DenormalizeCtx<'s> {
         self.stack.push((table, row));
         let r = E::read_record(&mut RecordReader {
             record: Source::Fields(record),
+            cursor: 0,
             ctx: self,
             shallow,
             entity: Some(E::KEY),
@@ -155,6 +156,7 @@ impl<'s> DenormalizeCtx<'s> {
         };
         read(&mut RecordReader {
             record: Source::Map(record),
+            cursor: 0,
             ctx: self,
             shallow: false,
             entity: None,
@@ -170,9 +172,11 @@ enum Source<'s> {
 }
 
 impl<'s> Source<'s> {
-    fn get(self, name: &str) -> Option<&'s Value> {
+    /// The field `name`; `cursor` is where a record's previous find ended (see
+    /// [`Fields::get_from`]).
+    fn get(self, name: &str, cursor: &mut usize) -> Option<&'s Value> {
         match self {
-            Source::Fields(fields) => fields.get(name),
+            Source::Fields(fields) => fields.get_from(name, cursor),
             Source::Map(map) => map.get(name),
         }
     }
@@ -184,6 +188,8 @@ impl<'s> Source<'s> {
 /// (R-NORM-5: a read is `E::default()` overlaid with the record's fields).
 pub struct RecordReader<'r, 's> {
     record: Source<'s>,
+    /// Where the last field was found: the derives read fields in name order, the record's.
+    cursor: usize,
     ctx: &'r mut DenormalizeCtx<'s>,
     shallow: bool,
     entity: Option<&'static str>,
@@ -201,7 +207,7 @@ impl<'s> RecordReader<'_, 's> {
         name: &str,
         f: impl FnOnce(&'s Value) -> Result<T, serde_json::Error>,
     ) -> Result<Option<T>, Unresolved> {
-        let Some(v) = self.record.get(name) else {
+        let Some(v) = self.record.get(name, &mut self.cursor) else {
             return Ok(None);
         };
         match f(v) {
@@ -221,7 +227,7 @@ impl<'s> RecordReader<'_, 's> {
         if self.shallow {
             return Ok(None);
         }
-        match self.record.get(name) {
+        match self.record.get(name, &mut self.cursor) {
             Some(v) => S::denormalize(v, self.ctx).map(Some),
             None => Ok(None),
         }

@@ -13,6 +13,13 @@ use serde_json::{Map, Value};
 /// A field name: a derive's `&'static str`, or a name only the response had.
 pub(crate) type Name = Cow<'static, str>;
 
+/// Whether a stored name is `name`: lengths first, then the address (a derive's name literal
+/// is usually the very string its record was written with), then the bytes.
+#[inline]
+fn same_name(stored: &str, name: &str) -> bool {
+    stored.len() == name.len() && (std::ptr::eq(stored.as_ptr(), name.as_ptr()) || stored.as_bytes() == name.as_bytes())
+}
+
 /// An entity record: its fields sorted by name, each name once.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Fields(Vec<(Name, Value)>);
@@ -53,10 +60,22 @@ impl Fields {
     /// The value of the field `name`: a scan that compares lengths before bytes, cheaper than
     /// a binary search over a record's few fields.
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.0
-            .iter()
-            .find(|(k, _)| k.len() == name.len() && k.as_bytes() == name.as_bytes())
-            .map(|(_, v)| v)
+        self.0.iter().find(|(k, _)| same_name(k, name)).map(|(_, v)| v)
+    }
+
+    /// [`get`](Self::get) for a reader that asks for several fields in name order: the field
+    /// at `cursor` (just after the previous find) is tried first, so reads in name order find
+    /// each field at once. Any order still finds every field.
+    pub fn get_from(&self, name: &str, cursor: &mut usize) -> Option<&Value> {
+        if let Some((k, v)) = self.0.get(*cursor)
+            && same_name(k, name)
+        {
+            *cursor += 1;
+            return Some(v);
+        }
+        let i = self.0.iter().position(|(k, _)| same_name(k, name))?;
+        *cursor = i + 1;
+        Some(&self.0[i].1)
     }
 
     #[cfg(test)]
@@ -160,5 +179,30 @@ mod tests {
         let same = f.clone();
         assert!(!f.merge(fields(&[("a", json!(0)), ("f", json!(1))]), |old, new| old == new));
         assert_eq!(f, same);
+    }
+
+    /// R-NORM-5: a read overlays every field the record holds, whatever order the reader asks
+    /// for them in, and finds nothing for a name the record lacks (the cursor only decides
+    /// where the search starts).
+    #[test]
+    fn r_norm_5_a_read_finds_every_field_in_any_order() {
+        let f = fields(&[("a", json!(1)), ("b", json!(2)), ("c", json!(3)), ("d", json!(4))]);
+        let orders: [&[&str]; 4] = [
+            &["a", "b", "c", "d"],
+            &["d", "c", "b", "a"],
+            &["b", "x", "d", "a", "c"],
+            &["c", "a", "", "d", "b", "aa"],
+        ];
+        for order in orders {
+            let mut cursor = 0;
+            for name in order {
+                assert_eq!(f.get_from(name, &mut cursor), f.get(name), "{name} in {order:?}");
+            }
+        }
+        // Names built at run time (not the literals the record was written with) match too.
+        let mut cursor = 3;
+        assert_eq!(f.get_from(&String::from("b"), &mut cursor), Some(&json!(2)));
+        assert_eq!(cursor, 2);
+        assert_eq!(Fields::default().get_from("a", &mut 0), None);
     }
 }
