@@ -536,6 +536,7 @@ impl Store {
 
 /// Applies a normalization's writes to `tables`, giving every changed record a new version.
 pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pending, meta: EntityMeta) {
+    reserve_rows(tables, &pending);
     for (PendingKey { table, pk, hash }, write) in pending.writes {
         let (_, t) = tables.get_or_create(table);
         // The pk was hashed by the same hasher when the write was collected.
@@ -560,6 +561,30 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
             }
         };
         t.version = version;
+    }
+}
+
+/// Sizes each table that is still empty for the rows `pending` brings, so that a large first
+/// write fills it once instead of doubling its row storage on the way (while the pending batch
+/// is still alive). Tables that already have rows grow as usual: most writes into them merge.
+fn reserve_rows(tables: &mut Tables, pending: &Pending) {
+    // (table, writes into it); a batch touches few tables, and consecutive writes mostly share one.
+    let mut counts: Vec<(&'static str, usize)> = Vec::new();
+    for key in pending.writes.keys() {
+        match counts
+            .iter_mut()
+            .rev()
+            .find(|(name, _)| std::ptr::eq(*name, key.table) || *name == key.table)
+        {
+            Some((_, n)) => *n += 1,
+            None => counts.push((key.table, 1)),
+        }
+    }
+    for (table, n) in counts {
+        let rows = &mut tables.get_or_create(table).1.rows;
+        if rows.is_empty() {
+            rows.reserve_exact(n);
+        }
     }
 }
 
