@@ -568,7 +568,7 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
 /// write fills it once instead of doubling its row storage on the way (while the pending batch
 /// is still alive). Tables that already have rows grow as usual: most writes into them merge.
 fn reserve_rows(tables: &mut Tables, pending: &Pending) {
-    // A small batch grows a table by at most one step: not worth counting.
+    // A small batch grows a table in a few cheap steps: not worth counting.
     if pending.writes.len() < 64 {
         return;
     }
