@@ -40,6 +40,54 @@ fn r_read_1_references_resolve_to_records_and_marks_or_missing_records_do_not() 
     assert!(read.data.is_none());
 }
 
+/// R-READ-1: every reference resolves to the record of its own pk, in whatever order a result
+/// lists them: the order they were written in, reversed, repeated, interleaved with a missing
+/// pk, or with pks of the same length that differ in one byte.
+#[test]
+fn r_read_1_references_resolve_to_their_own_records_in_any_order() {
+    let mut store = Store::new();
+    let todo = |id: &str, owner: &str| json!({"id": id, "title": format!("t{id}"), "owner": {"id": owner, "name": format!("n{owner}")}});
+    let written = ["10", "11", "12", "13", "14", "15"];
+    let owners = ["u1", "u1", "u2", "u2", "u3", "u1"];
+    let body: Vec<Value> = written.iter().zip(owners).map(|(id, o)| todo(id, o)).collect();
+    store
+        .set_response::<Vec<Todo>>("GET /todos", &(), &Value::Array(body))
+        .unwrap();
+    let orders: [&[&str]; 5] = [
+        &written,
+        &["15", "14", "13", "12", "11", "10"],
+        &["11", "11", "10", "10", "12", "12"],
+        &["10", "16", "11", "17", "12"],
+        &["13", "12", "14", "11", "15", "10", "13"],
+    ];
+    for (i, order) in orders.iter().enumerate() {
+        let key = format!("GET /todos?order={i}");
+        let body: Vec<Value> = order
+            .iter()
+            .map(|id| match written.iter().position(|w| w == id) {
+                Some(at) => todo(id, owners[at]),
+                None => json!({"id": id, "title": format!("t{id}")}),
+            })
+            .collect();
+        store.set_response::<Vec<Todo>>(&key, &(), &Value::Array(body)).unwrap();
+        // Drop the records the extra pks wrote, so those references are missing.
+        for id in order.iter().filter(|id| !written.contains(id)) {
+            store
+                .set_response::<Invalidate<Todo>>(&format!("DELETE /todos/{id}"), &(), &json!(id))
+                .unwrap();
+        }
+        let todos = data::<Vec<Todo>>(&store, &key, &json!({}));
+        let expected: Vec<&str> = order.iter().copied().filter(|id| written.contains(id)).collect();
+        assert_eq!(ids(&todos), expected, "order {order:?}");
+        for t in todos.iter() {
+            let owner = owners[written.iter().position(|w| *w == t.id).unwrap()];
+            assert_eq!(t.title, format!("t{}", t.id));
+            assert_eq!(t.owner.as_ref().map(|u| u.id.as_str()), Some(owner), "todo {}", t.id);
+            assert_eq!(t.owner.as_ref().unwrap().name, format!("n{owner}"));
+        }
+    }
+}
+
 #[test]
 fn r_read_2_unresolved_list_elements_are_dropped_and_options_become_none() {
     let mut store = Store::new();

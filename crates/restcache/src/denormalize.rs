@@ -64,8 +64,14 @@ pub struct DenormalizeCtx<'s> {
     pub(crate) tables: &'s Tables,
     pub(crate) args: &'s Value,
     stack: Vec<(TableId, usize)>,
+    /// Per table (by `id % HINTS`): the row after the last one found there, where the next
+    /// lookup is tried before the pk is hashed (see [`slot`](Self::slot)).
+    next_rows: [u32; HINTS],
     pub(crate) deps: Deps,
 }
+
+/// How many tables' next-row hints a read keeps.
+const HINTS: usize = 8;
 
 impl<'s> DenormalizeCtx<'s> {
     pub(crate) fn new(tables: &'s Tables, args: &'s Value) -> Self {
@@ -73,6 +79,7 @@ impl<'s> DenormalizeCtx<'s> {
             tables,
             args,
             stack: Vec::new(),
+            next_rows: [0; HINTS],
             deps: Deps::default(),
         }
     }
@@ -83,16 +90,28 @@ impl<'s> DenormalizeCtx<'s> {
     }
 
     /// Looks a record up by table and pk, recording the dependency.
+    ///
+    /// A list read back in the order it was written finds its entities in consecutive rows, and
+    /// one entity often follows itself (ten todos of one user): so the row after the previous
+    /// find in the same table, then that row itself, are compared with `pk` before the pk is
+    /// hashed. Rows are never removed, so a row whose key is `pk` is the one a hash lookup finds.
     pub(crate) fn slot(&mut self, table: &'static str, pk: &str) -> Option<(TableId, usize, &'s Slot)> {
         let found = self.tables.id(table).and_then(|id| {
-            self.tables
-                .table(id)
-                .rows
-                .get_full(pk)
-                .map(|(row, _, slot)| (id, row, slot))
+            let rows = &self.tables.table(id).rows;
+            let next = self.next_rows[id as usize % HINTS] as usize;
+            let at = |row: usize| {
+                rows.get_index(row)
+                    .filter(|(k, _)| k.as_str() == pk)
+                    .map(|(_, s)| (row, s))
+            };
+            at(next)
+                .or_else(|| next.checked_sub(1).and_then(at))
+                .or_else(|| rows.get_full(pk).map(|(row, _, slot)| (row, slot)))
+                .map(|(row, slot)| (id, row, slot))
         });
         match found {
             Some((id, row, slot)) => {
+                self.next_rows[id as usize % HINTS] = row as u32 + 1;
                 self.note(id, row, slot);
                 Some((id, row, slot))
             }
