@@ -140,11 +140,20 @@ pub(crate) fn field(
     })
 }
 
-/// The `RecordWriter` calls of a field list, each ending in `?`.
+/// The `RecordWriter` calls of a field list, each ending in `?`: the plain fields' checks in
+/// JSON-name order (a stored record's, so each finds its field where the previous one stopped),
+/// then the nested fields in declaration order, the order their writes join the batch in.
 pub(crate) fn write_fields(fields: &[Field], w: &Ident) -> TokenStream {
     let v = Ident::new("v", Span::mixed_site());
-    fields
+    let mut plain: Vec<&Field> = fields
         .iter()
+        .filter(|f| matches!(f.kind, FieldKind::Plain { .. }))
+        .collect();
+    plain.sort_by(|a, b| a.name.cmp(&b.name));
+    let nested = fields.iter().filter(|f| matches!(f.kind, FieldKind::Nested));
+    plain
+        .into_iter()
+        .chain(nested)
         .map(|f| {
             let Field { ty, name, .. } = f;
             let span = ty.span();

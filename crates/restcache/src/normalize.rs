@@ -345,9 +345,18 @@ fn number_string(n: &serde_json::Number) -> String {
 /// field, which replaces the field's value by its normalized form; every other field of the
 /// input is kept as-is (R-NORM-5). The record is the input object itself, moved, not copied.
 pub struct RecordWriter<'w, 'a> {
-    obj: &'w mut Map<String, Value>,
+    obj: Target<'w>,
+    /// Where the last field was found in an entity's record (see [`Fields::get_from`]).
+    cursor: usize,
     ctx: &'w mut NormalizeCtx<'a>,
     entity: Option<&'static str>,
+}
+
+/// What a [`RecordWriter`] writes: an entity's record (its fields sorted by name, found with a
+/// cursor) or an object schema's JSON map.
+enum Target<'w> {
+    Fields(&'w mut Fields),
+    Map(&'w mut Map<String, Value>),
 }
 
 impl<'w, 'a> RecordWriter<'w, 'a> {
@@ -356,7 +365,36 @@ impl<'w, 'a> RecordWriter<'w, 'a> {
         ctx: &'w mut NormalizeCtx<'a>,
         entity: Option<&'static str>,
     ) -> Self {
-        RecordWriter { obj, ctx, entity }
+        RecordWriter {
+            obj: Target::Map(obj),
+            cursor: 0,
+            ctx,
+            entity,
+        }
+    }
+
+    fn get(&mut self, name: &str) -> Option<&Value> {
+        match &mut self.obj {
+            Target::Fields(fields) => fields.get_from(name, &mut self.cursor),
+            Target::Map(map) => map.get(name),
+        }
+    }
+
+    fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
+        match &mut self.obj {
+            Target::Fields(fields) => fields.get_mut_from(name, &mut self.cursor),
+            Target::Map(map) => map.get_mut(name),
+        }
+    }
+
+    /// The object as the input had it, with `value` put back as the field `name`.
+    fn parent_with(&self, name: &str, value: &Value) -> Value {
+        let mut copy = match &self.obj {
+            Target::Fields(fields) => fields.to_map(),
+            Target::Map(map) => (*map).clone(),
+        };
+        copy.insert(name.to_owned(), value.clone());
+        Value::Object(copy)
     }
 
     /// Checks that the field `name`, when present, deserializes into `T`.
@@ -370,7 +408,7 @@ impl<'w, 'a> RecordWriter<'w, 'a> {
         name: &'static str,
         check: impl FnOnce(&Value) -> Result<(), serde_json::Error>,
     ) -> Result<(), Error> {
-        let Some(value) = self.obj.get(name) else {
+        let Some(value) = self.get(name) else {
             return Ok(());
         };
         check(value).map_err(|e| Error::Decode {
@@ -385,24 +423,21 @@ impl<'w, 'a> RecordWriter<'w, 'a> {
     /// Normalizes the field `name`, when present, with the nested schema `S`, replacing its
     /// value by the normalized form.
     pub fn nested<S: Schema>(&mut self, name: &'static str) -> Result<(), Error> {
-        let Some(slot) = self.obj.get_mut(name) else {
+        let Some(slot) = self.get_mut(name) else {
             return Ok(());
         };
         let mut value = std::mem::take(slot);
-        let ctx = &mut *self.ctx;
         let wanted = match S::PARENT {
             ParentUse::Never => false,
-            ParentUse::InEntity => ctx.entity_depth > 0,
+            ParentUse::InEntity => self.ctx.entity_depth > 0,
             ParentUse::Always => true,
         };
         let parent = if wanted {
-            // The parent as the input had it: with this field's value put back.
-            let mut copy = self.obj.clone();
-            copy.insert(name.to_owned(), value.clone());
-            Some(Value::Object(copy))
+            Some(self.parent_with(name, &value))
         } else {
             None
         };
+        let ctx = &mut *self.ctx;
         let saved = (
             std::mem::replace(&mut ctx.parent, parent),
             ctx.parent_key.replace(name),
@@ -411,7 +446,8 @@ impl<'w, 'a> RecordWriter<'w, 'a> {
         );
         let r = ctx.at(Seg::Key(Cow::Borrowed(name)), |ctx| S::normalize(&mut value, ctx));
         (ctx.parent, ctx.parent_key, ctx.in_list, ctx.pk_fallback) = saved;
-        if let Some(slot) = self.obj.get_mut(name) {
+        self.cursor = self.cursor.saturating_sub(1);
+        if let Some(slot) = self.get_mut(name) {
             // On error, what is left of the value goes back, for the caller to drop.
             *slot = match r {
                 Ok(normalized) => normalized,
@@ -443,8 +479,39 @@ pub(crate) fn write_record(
         return Err(ctx.invalid(entity, format!("expected {what}, found {}", kind(input))));
     };
     ctx.check_depth()?;
-    write(&mut RecordWriter { obj, ctx, entity })?;
+    write(&mut RecordWriter::new(obj, ctx, entity))?;
     Ok(std::mem::take(obj))
+}
+
+/// [`write_record`] for an entity: the object is moved into its stored form first, so the
+/// derive's fields are found with a cursor over the sorted record instead of a map search each.
+fn write_entity_record(
+    input: &mut Value,
+    ctx: &mut NormalizeCtx<'_>,
+    entity: &'static str,
+    write: impl FnOnce(&mut RecordWriter<'_, '_>) -> Result<(), Error>,
+) -> Result<Fields, Error> {
+    let Value::Object(obj) = input else {
+        return Err(ctx.invalid(
+            Some(entity),
+            format!("expected an object for entity {entity}, found {}", kind(input)),
+        ));
+    };
+    ctx.check_depth()?;
+    let mut fields = Fields::from_map(std::mem::take(obj));
+    let written = write(&mut RecordWriter {
+        obj: Target::Fields(&mut fields),
+        cursor: 0,
+        ctx,
+        entity: Some(entity),
+    });
+    if let Err(e) = written {
+        // What is left goes back, for the caller to drop (a deep remainder is dropped
+        // without recursion at the top, not here on the way up).
+        *obj = fields.into_map();
+        return Err(e);
+    }
+    Ok(fields)
 }
 
 /// Normalizes one entity: checks its fields, normalizes its nested schemas, and adds its record
@@ -460,10 +527,9 @@ pub(crate) fn normalize_entity<E: Entity>(input: &mut Value, ctx: &mut Normalize
             .ok_or_else(|| ctx.invalid(Some(E::KEY), "missing or empty primary key"))?;
     }
     ctx.entity_depth += 1;
-    let record = write_record(input, ctx, Some(E::KEY), E::write_record);
+    let record = write_entity_record(input, ctx, E::KEY, E::write_record);
     ctx.entity_depth -= 1;
-    let record = record?;
-    ctx.pending.entity(E::KEY, pk.clone(), Fields::from_map(record));
+    ctx.pending.entity(E::KEY, pk.clone(), record?);
     Ok(pk)
 }
 

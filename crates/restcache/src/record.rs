@@ -78,6 +78,16 @@ impl Fields {
         Some(&self.0[i].1)
     }
 
+    /// [`get_from`](Self::get_from), for writing the value.
+    pub fn get_mut_from(&mut self, name: &str, cursor: &mut usize) -> Option<&mut Value> {
+        let i = match self.0.get(*cursor) {
+            Some((k, _)) if same_name(k, name) => *cursor,
+            _ => self.0.iter().position(|(k, _)| same_name(k, name))?,
+        };
+        *cursor = i + 1;
+        Some(&mut self.0[i].1)
+    }
+
     #[cfg(test)]
     fn is_sorted_by_name(&self) -> bool {
         self.0.is_sorted_by(|a, b| a.0 < b.0)
@@ -183,7 +193,7 @@ mod tests {
 
     /// R-NORM-5: a read overlays every field the record holds, whatever order the reader asks
     /// for them in, and finds nothing for a name the record lacks (the cursor only decides
-    /// where the search starts).
+    /// where the search starts); a writer checking the fields finds them the same way.
     #[test]
     fn r_norm_5_a_read_finds_every_field_in_any_order() {
         let f = fields(&[("a", json!(1)), ("b", json!(2)), ("c", json!(3)), ("d", json!(4))]);
@@ -194,9 +204,17 @@ mod tests {
             &["c", "a", "", "d", "b", "aa"],
         ];
         for order in orders {
-            let mut cursor = 0;
+            let (mut cursor, mut cursor_mut) = (0, 0);
+            let mut g = f.clone();
             for name in order {
                 assert_eq!(f.get_from(name, &mut cursor), f.get(name), "{name} in {order:?}");
+                // Writers find fields the same way.
+                assert_eq!(
+                    g.get_mut_from(name, &mut cursor_mut).cloned(),
+                    f.get(name).cloned(),
+                    "{name} in {order:?}"
+                );
+                assert_eq!(cursor_mut, cursor);
             }
         }
         // Names built at run time (not the literals the record was written with) match too.
