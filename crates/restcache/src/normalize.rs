@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::record::Fields;
-use crate::schema::{CollectionPolicy, Entity, ParentUse, Schema};
+use crate::schema::{CollectionPolicy, Entity, ParentUse, Schema, SchemaKind};
 use crate::tables::{PkHasher, Table, Tables};
 
 /// How deep input may nest: serde_json's own recursion limit (R-NORM-8, R-RESP-4).
@@ -260,6 +260,10 @@ impl<'a> NormalizeCtx<'a> {
         let was = std::mem::replace(&mut self.in_list, true);
         self.pk_fallback = None;
         let mut out = Vec::with_capacity(items.len());
+        if matches!(S::KIND, SchemaKind::Entity) {
+            // Each element writes at least one record: grow the batch once, not by doubling.
+            self.pending.writes.reserve(items.len());
+        }
         let mut result = Ok(());
         for (i, item) in items.iter_mut().enumerate() {
             if item.is_null() {
