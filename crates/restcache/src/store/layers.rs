@@ -1,14 +1,13 @@
 //! Optimistic layers: the read state is the committed state with every pending layer applied in
 //! start order (R-STORE-2, R-OPTM-2..4).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::time::Instant;
 
 use super::write::{apply_pending, prepare};
-use super::{DEFAULT_DATA_EXPIRY, Store, StoredResult};
+use super::{DEFAULT_DATA_EXPIRY, KeyMap, Store, StoredResult, get_hashed, key_hash};
 use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
 use crate::normalize::{NormalizeCtx, Pending, as_map};
@@ -99,7 +98,7 @@ fn exists_layer<S: Schema>(tables: &Tables, args: &Value) -> bool {
 /// The read state while layers are pending.
 pub(crate) struct Derived {
     pub tables: Tables,
-    pub results: HashMap<String, StoredResult>,
+    pub results: KeyMap<StoredResult>,
 }
 
 impl Store {
@@ -124,10 +123,15 @@ impl Store {
 
     /// The result reads see under `key`: a layer's, else the committed one.
     pub(crate) fn read_result(&self, key: &str) -> Option<&StoredResult> {
+        self.read_result_hashed(key, key_hash(key))
+    }
+
+    /// [`read_result`](Self::read_result), `hash` being [`key_hash`]`(key)`.
+    pub(crate) fn read_result_hashed(&self, key: &str, hash: u64) -> Option<&StoredResult> {
         self.derived
             .as_ref()
-            .and_then(|d| d.results.get(key))
-            .or_else(|| self.results.get(key))
+            .and_then(|d| get_hashed(&d.results, hash, key))
+            .or_else(|| get_hashed(&self.results, hash, key))
     }
 
     /// Recomputes the read state: the committed tables with every layer applied in start order.
@@ -140,7 +144,7 @@ impl Store {
         }
         let now = Instant::now();
         let mut tables = self.tables.clone();
-        let mut results = HashMap::new();
+        let mut results = KeyMap::default();
         for layer in &self.layers {
             let Some(value) = layer.value(&tables) else {
                 continue;

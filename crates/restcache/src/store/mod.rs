@@ -12,11 +12,12 @@ pub use self::write::ResponseValue;
 pub(crate) use self::write::{Detached, syntax_error};
 
 use std::any::TypeId;
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use indexmap::IndexMap;
+use indexmap::map::raw_entry_v1::RawEntryApiV1;
 use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -24,7 +25,7 @@ use tokio::time::Instant;
 
 use crate::error::Error;
 use crate::schema::{CollectionPolicy, Schema};
-use crate::tables::{Record, Tables};
+use crate::tables::{PkHasher, Record, Tables};
 
 use layers::Derived;
 pub(crate) use layers::{Layer, LayerSpec};
@@ -181,8 +182,8 @@ pub(crate) struct StoredResult {
 /// ```
 pub struct Store {
     tables: Tables,
-    results: HashMap<String, StoredResult>,
-    meta: HashMap<String, EndpointMeta>,
+    results: KeyMap<StoredResult>,
+    meta: KeyMap<EndpointMeta>,
     /// Bumped by every commit.
     version: u64,
     /// The source of record and result versions; never reused.
@@ -217,6 +218,20 @@ impl fmt::Debug for Store {
     }
 }
 
+/// A map keyed by request key, hashed with the tables' keyed hasher ([`PkHasher`]) so that a
+/// read hashes its key once for its result, its meta and its memo entry ([`key_hash`]).
+pub(crate) type KeyMap<V> = IndexMap<String, V, PkHasher>;
+
+/// The hash of a request key in every [`KeyMap`].
+pub(crate) fn key_hash(key: &str) -> u64 {
+    PkHasher::pk(key)
+}
+
+/// `map[key]`, `hash` being [`key_hash`]`(key)`.
+pub(crate) fn get_hashed<'m, V>(map: &'m KeyMap<V>, hash: u64, key: &str) -> Option<&'m V> {
+    map.raw_entry_v1().from_key_hashed_nocheck(hash, key).map(|(_, v)| v)
+}
+
 /// Converts call args to an object (SPEC §0): `()` and `null` are `{}`.
 pub(crate) fn args_map(args: &impl Serialize) -> Result<Map<String, Value>, Error> {
     match serde_json::to_value(args) {
@@ -239,8 +254,8 @@ impl Store {
     pub fn new() -> Self {
         Store {
             tables: Tables::default(),
-            results: HashMap::new(),
-            meta: HashMap::new(),
+            results: KeyMap::default(),
+            meta: KeyMap::default(),
             version: 0,
             next_version: 1,
             epoch: 0,
@@ -280,7 +295,7 @@ impl Store {
     /// Forgets the result of `key` and marks it invalidated, so its next read fetches and waits
     /// (R-EXP-2). Entities are untouched.
     pub fn invalidate(&mut self, key: &str) {
-        self.results.remove(key);
+        self.results.swap_remove(key);
         let origin = self.origin;
         let meta = self.meta.entry(key.to_owned()).or_insert_with(|| EndpointMeta {
             fetched_at: origin,

@@ -2,14 +2,17 @@
 //! so an unchanged read returns the same `Arc` (R-GET, R-READ-5).
 
 use std::any::{Any, TypeId};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 
-use super::{Cached, ExpiryStatus, Store, args_map};
+use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
+
+use super::{Cached, ExpiryStatus, KeyMap, Store, args_map, get_hashed, key_hash};
 use crate::denormalize::{DenormalizeCtx, Deps};
 use crate::error::Error;
 use crate::schema::{Registry, Schema};
@@ -36,9 +39,31 @@ pub(super) struct MemoEntry {
 
 #[derive(Default)]
 pub(super) struct Memo {
-    pub(super) entries: HashMap<String, Vec<MemoEntry>>,
+    pub(super) entries: KeyMap<Vec<MemoEntry>>,
     pub(super) registry: Registry,
-    pub(super) checked: HashSet<TypeId>,
+    pub(super) checked: HashSet<TypeId, BuildHasherDefault<TypeIdHasher>>,
+}
+
+/// Hashes a [`TypeId`], which is already a hash chosen by the compiler (not by a server):
+/// its bits are used as they are, so the schema check of every read costs no SipHash.
+#[derive(Default)]
+pub(super) struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not reached by `TypeId` today (it writes whole integers); kept correct for any input.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = self.0.rotate_left(32) ^ n;
+    }
 }
 
 /// The outcome of one read, before status and expiry are worked out.
@@ -68,8 +93,9 @@ impl Store {
     ) -> Result<Cached<S::Output>, Error> {
         let args = args_map(args)?;
         self.check_schema::<S>()?;
-        let read = self.read::<S>(key, args);
-        let meta = self.meta.get(key);
+        let hash = key_hash(key);
+        let read = self.read::<S>(key, hash, args);
+        let meta = get_hashed(&self.meta, hash, key);
         let expires_at = match meta {
             Some(m) => m.expires_at,
             None => read.touched_expiry,
@@ -89,8 +115,8 @@ impl Store {
         })
     }
 
-    fn read<S: Schema>(&self, key: &str, args: Map<String, Value>) -> Read<S::Output> {
-        let result = self.read_result(key);
+    fn read<S: Schema>(&self, key: &str, hash: u64, args: Map<String, Value>) -> Read<S::Output> {
+        let result = self.read_result_hashed(key, hash);
         let result_version = result.map(|r| r.version);
         let query_args = if result.is_none() {
             Some(Value::Object(args))
@@ -99,7 +125,10 @@ impl Store {
         };
         let schema = TypeId::of::<S>();
         let mut memo = self.memo.lock();
-        let entries = memo.entries.get_mut(key);
+        let entries = match memo.entries.raw_entry_mut_v1().from_key_hashed_nocheck(hash, key) {
+            RawEntryMut::Occupied(o) => Some(o.into_mut()),
+            RawEntryMut::Vacant(_) => None,
+        };
         let cached = entries
             .and_then(|es| es.iter_mut().find(|e| e.schema == schema))
             .filter(|e| {
@@ -135,7 +164,10 @@ impl Store {
             found,
         };
         let read = self.found::<S>(&entry.found, &entry.deps, result.is_none());
-        let entries = memo.entries.entry(key.to_owned()).or_default();
+        let entries = match memo.entries.raw_entry_mut_v1().from_key_hashed_nocheck(hash, key) {
+            RawEntryMut::Occupied(o) => o.into_mut(),
+            RawEntryMut::Vacant(v) => v.insert_hashed_nocheck(hash, key.to_owned(), Vec::new()).1,
+        };
         match entries.iter_mut().find(|e| e.schema == schema) {
             Some(old) => *old = entry,
             None => entries.push(entry),
