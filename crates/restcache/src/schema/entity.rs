@@ -107,7 +107,9 @@ pub mod entity_impl {
             return false;
         };
         let tables = ctx.tables;
-        for (row, (_, slot)) in tables.table(id).rows.iter().enumerate() {
+        let rows = &tables.table(id).rows;
+        out.reserve(rows.len());
+        for (row, (_, slot)) in rows.iter().enumerate() {
             if let Record::Entity(_) = slot.record
                 && let Ok(e) = ctx.read_slot::<E>(id, row, slot)
             {

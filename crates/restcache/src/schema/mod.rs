@@ -176,7 +176,10 @@ impl<S: Schema> Schema for Vec<S> {
         let Value::Array(items) = stored else {
             return Err(Unresolved);
         };
-        Ok(items.iter().filter_map(|v| S::denormalize(v, ctx).ok()).collect())
+        // Sized for every element: only unresolved ones (dropped) leave capacity unused.
+        let mut out = Vec::with_capacity(items.len());
+        out.extend(items.iter().filter_map(|v| S::denormalize(v, ctx).ok()));
+        Ok(out)
     }
 
     fn register(registry: &mut Registry) {
