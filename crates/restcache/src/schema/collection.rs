@@ -378,6 +378,7 @@ macro_rules! add_member {
     ($name:ident, $front:expr) => {
         impl<L: ListSchema> Schema for $name<L> {
             type Output = L::Item;
+            const READS_STORED: bool = true;
 
             fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
                 let non_filter = L::collection().map_or(default_non_filter as fn(&str) -> bool, |c| {
@@ -402,6 +403,7 @@ add_member!(Unshift, true);
 impl<L: ListSchema> Schema for Page<L> {
     type Output = L::Output;
     const KIND: super::SchemaKind = L::KIND;
+    const READS_STORED: bool = true;
 
     const PARENT: super::ParentUse = L::PARENT;
 

@@ -102,6 +102,13 @@ pub trait Schema: Send + Sync + 'static {
     #[doc(hidden)]
     const PARENT: ParentUse = ParentUse::Never;
 
+    /// Whether normalizing this schema reads the stored collections whatever its input (`push`,
+    /// `unshift`, `get_page`): a fetched body is then normalized once, under the store's lock,
+    /// and not first without the tables. Schemas that read them only sometimes (or nested
+    /// inside others) are found out while normalizing and normalized again.
+    #[doc(hidden)]
+    const READS_STORED: bool = false;
+
     /// Normalizes `input`: writes entities to the context's pending writes and returns the
     /// normalized form (references in place of entities).
     ///

@@ -321,6 +321,10 @@ impl Store {
         opts: WriteOptions<'_>,
         syntax: &dyn Fn(serde_json::Error) -> Error,
     ) -> Detached<S::Output> {
+        if S::READS_STORED {
+            // It would be parsed and normalized here only to find that out at its end.
+            return Detached::NeedsTables;
+        }
         let method = key.split_once(' ').map_or("", |(m, _)| m);
         match normalize_bytes_in::<S>(None, method, bytes, args, opts, syntax) {
             (_, true) => Detached::NeedsTables,
@@ -634,4 +638,63 @@ fn apply(slot: &mut Slot, write: PendingWrite, meta: EntityMeta) -> bool {
         slot.meta = meta;
     }
     changed
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::schema::{Collection, Entity, Page, Push, RecordReader, Unresolved, Unshift, pk_string};
+
+    /// An entity whose records are never read here.
+    #[derive(Clone, Debug, Default)]
+    struct Tag;
+
+    impl Entity for Tag {
+        const KEY: &'static str = "Tag";
+        const COLLECTION_KEY: &'static str = "[Tag]";
+        fn pk(input: &Value) -> Option<String> {
+            pk_string(input.get("name"))
+        }
+        fn read_record(_: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved> {
+            Ok(Tag)
+        }
+    }
+    crate::impl_entity_schema!(Tag);
+
+    type Tags = Collection<Vec<Tag>>;
+
+    /// R-COL-4, R-PAGE-3: a push, unshift or page body reads the stored lists, so a fetch
+    /// normalizes it once, under the lock: before it, the body is not even parsed (a body that
+    /// would fail is not refused there either; the normalization under the lock refuses it).
+    #[test]
+    fn r_col_4_a_push_unshift_or_page_body_is_normalized_once_under_the_lock() {
+        let args = json!({});
+        let syntax = |e| syntax_error(e, None);
+        let detached = |bytes: &[u8], push: u8| match push {
+            0 => matches!(
+                Store::normalize_fetched::<Push<Tags>>("POST /tags", &args, bytes, WriteOptions::new(), &syntax),
+                Detached::NeedsTables
+            ),
+            1 => matches!(
+                Store::normalize_fetched::<Unshift<Tags>>("POST /tags", &args, bytes, WriteOptions::new(), &syntax),
+                Detached::NeedsTables
+            ),
+            _ => matches!(
+                Store::normalize_fetched::<Page<Tags>>("GET /tags", &args, bytes, WriteOptions::new(), &syntax),
+                Detached::NeedsTables
+            ),
+        };
+        for kind in 0..3 {
+            assert!(detached(br#"{"name": "rust"}"#, kind), "kind {kind}");
+            assert!(detached(br#"[{"name": "rust"}, {"no": "pk"}]"#, kind), "kind {kind}");
+            assert!(detached(b"not json", kind), "kind {kind}");
+        }
+        // Other schemas are normalized before the lock, and refused there.
+        assert!(matches!(
+            Store::normalize_fetched::<Tags>("GET /tags", &args, br#"[{"no": "pk"}]"#, WriteOptions::new(), &syntax),
+            Detached::Failed(_)
+        ));
+    }
 }
