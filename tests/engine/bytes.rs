@@ -7,15 +7,16 @@ use serde_json::{Value, json};
 
 use crate::fixtures::*;
 
-/// Two nested fields holding the same user, the later-declared one listed first in the bytes.
+/// Two nested fields holding the same user, declared in an order that is not their names' order
+/// (the order of a `Value`'s keys).
 #[derive(Clone, Debug, Default, PartialEq, Entity)]
 pub struct Review {
     #[entity(pk)]
     pub id: String,
     #[entity(schema)]
-    pub author: User,
-    #[entity(schema)]
     pub replies: Vec<Todo>,
+    #[entity(schema)]
+    pub author: User,
 }
 
 fn record(store: &Store, table: &str, pk: &str) -> Value {
@@ -42,9 +43,9 @@ fn r_norm_6_from_bytes_repeats_combine_in_the_order_the_value_path_uses() {
     let value: Value = serde_json::from_slice(bytes).unwrap();
     from_value.set_response::<Review>("GET /reviews/r", &(), value).unwrap();
 
-    // Declaration order (author, then replies): the reply's owner comes later and wins; the
-    // author's other fields are kept.
-    let expected = json!({"id": "u", "name": "late", "email": "u@x"});
+    // Declaration order (replies, then author), which is these bytes' order too, not the keys'
+    // order: the author comes later, and its name wins.
+    let expected = json!({"id": "u", "name": "early", "email": "u@x"});
     assert_eq!(record(&from_value, "User", "u"), expected);
     assert_eq!(record(&from_bytes, "User", "u"), expected);
     assert_eq!(record(&from_bytes, "Todo", "t"), record(&from_value, "Todo", "t"));
@@ -129,7 +130,7 @@ fn r_norm_1_from_bytes_the_wrong_kind_is_the_value_paths_error() {
 }
 
 #[test]
-fn r_resp_5_from_bytes_whitespace_is_an_empty_response() {
+fn r_resp_2_from_bytes_whitespace_is_an_empty_response() {
     let mut store = Store::new();
     store
         .set_response_bytes::<Option<Todo>>("GET /todos/1", &(), b" \n")
@@ -152,8 +153,7 @@ fn r_resp_4_from_bytes_json_that_is_not_valid_after_a_schema_error_is_still_a_de
             .unwrap_err();
         let value_error = serde_json::from_str::<Value>(bytes).unwrap_err();
         assert!(
-            matches!(&e, Error::Decode { message, .. } if *message == value_error.to_string()
-                || message.ends_with(&value_error.to_string())),
+            matches!(&e, Error::Decode { message, .. } if message.ends_with(&value_error.to_string())),
             "{e:?}"
         );
         assert_eq!(store.snapshot(), before);

@@ -66,9 +66,30 @@ pub fn server_todo(server: &DemoServer, id: u64) -> Todo {
     serde_json::from_value(todo).expect("a todo")
 }
 
-/// How many requests the server saw for `path`.
-pub fn hits(server: &DemoServer, path: &str) -> usize {
-    server.requests().iter().filter(|r| r.path == path).count()
+/// SplitMix64: a tiny, good-enough generator for a reproducible schedule.
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform enough in `0..n` for small `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
 }
 
 /// Removes and returns the meta entry of `key` from a snapshot.

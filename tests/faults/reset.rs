@@ -14,7 +14,6 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use crate::fixtures::*;
-use crate::load::SplitMix64;
 
 /// Every instant in a snapshot (entity rows and endpoint meta), as recorded: nanoseconds since
 /// the store was created.
@@ -139,6 +138,11 @@ async fn r_exp_5_fetches_in_flight_during_a_reset_write_nothing() {
             .is_none(),
         "the optimistic layer went with the reset"
     );
+    // The reset refused only what straddled it: a fetch started now is written.
+    let fresh = ctrl.fetch(&todos().get(), params! { id: 21 }).await.unwrap();
+    assert_eq!(*fresh, server_todo(&server, 21));
+    let stored = ctrl.get_response(&todos().get(), params! { id: 21 }).unwrap();
+    assert_eq!(stored.data.as_deref(), Some(&*fresh));
 }
 
 /// Small helper: a fetch's outcome without its value.
@@ -202,7 +206,7 @@ async fn r_exp_5_resets_racing_random_fetches_leave_no_stale_write_or_layer() {
             })
         })
         .collect();
-    let mut resets = 0;
+    let (mut resets, mut oks) = (0, 0);
     for worker in workers {
         // A deadlock guard, not a timing assertion.
         let outcomes = tokio::time::timeout(Duration::from_secs(60), worker)
@@ -211,7 +215,8 @@ async fn r_exp_5_resets_racing_random_fetches_leave_no_stale_write_or_layer() {
             .unwrap();
         for outcome in outcomes {
             match outcome {
-                Ok(()) | Err(Error::Network { status: 404, .. }) => {}
+                Ok(()) => oks += 1,
+                Err(Error::Network { status: 404, .. }) => {}
                 Err(Error::Reset) => resets += 1,
                 other => panic!("{other:?}"),
             }
@@ -219,6 +224,7 @@ async fn r_exp_5_resets_racing_random_fetches_leave_no_stale_write_or_layer() {
     }
     let last_reset = resetter.join().unwrap();
     assert!(resets > 0, "some fetches straddled a reset");
+    assert!(oks > 0, "the fetches after the last reset succeed");
 
     // Everything stored was written by a fetch that started after the last reset (the store
     // counts from its creation, which precedes `created`).
@@ -230,6 +236,8 @@ async fn r_exp_5_resets_racing_random_fetches_leave_no_stale_write_or_layer() {
         );
     }
     // Every fetch settled, so no optimistic layer may be left, and reads agree with the server.
+    let fresh = ctrl.fetch(&todos().get(), params! { id: 1 }).await.unwrap();
+    assert_eq!(*fresh, server_todo(&server, 1), "a fetch after the resets is written");
     for id in 1..=30u64 {
         let read = ctrl.get_response(&todos().get(), params! { id: id }).unwrap();
         if let Some(todo) = read.data {
