@@ -159,3 +159,39 @@ fn r_resp_4_from_bytes_json_that_is_not_valid_after_a_schema_error_is_still_a_de
         assert_eq!(store.snapshot(), before);
     }
 }
+
+/// The pk of a membership is its user's id: a pk function that reads a nested entity.
+pub fn membership_pk(input: &Value) -> Option<String> {
+    restcache::schema::pk_string(input.get("user")?.get("id"))
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+#[entity(pk = membership_pk)]
+pub struct Membership {
+    #[entity(schema)]
+    pub user: User,
+    pub role: String,
+}
+
+/// R-NORM-3: a pk function sees the input object as the response has it (nested entities
+/// still objects), from bytes as from a `Value`.
+#[test]
+fn r_norm_3_from_bytes_a_pk_function_sees_the_input_object() {
+    let bytes = br#"{"role": "admin", "user": {"id": "u", "name": "Ada"}}"#;
+    let mut from_bytes = Store::new();
+    from_bytes
+        .set_response_bytes::<Membership>("GET /memberships/u", &(), bytes)
+        .unwrap();
+    let mut from_value = Store::new();
+    let value: Value = serde_json::from_slice(bytes).unwrap();
+    from_value
+        .set_response::<Membership>("GET /memberships/u", &(), value)
+        .unwrap();
+    let expected = json!({"role": "admin", "user": "u"});
+    assert_eq!(record(&from_value, "Membership", "u"), expected);
+    assert_eq!(record(&from_bytes, "Membership", "u"), expected);
+    let read = from_bytes
+        .get_response::<Membership>("GET /memberships/u", &())
+        .unwrap();
+    assert_eq!(read.data.unwrap().user.name, "Ada");
+}

@@ -484,6 +484,8 @@ pub fn entity<'de, E: Entity + SeedFields, D: Deserializer<'de>>(
     let record = record?;
     let pk = match E::PK_FIELD {
         Some(field) => crate::normalize::pk_string(record.get(field)),
+        // A pk function only gets here for an entity without nested fields (the derive sees to
+        // it), whose record is the input object as it came.
         None => E::pk(&Value::Object(record.to_map())),
     };
     let pk = pk
