@@ -20,6 +20,18 @@ fn same_name(stored: &str, name: &str) -> bool {
     stored.len() == name.len() && (std::ptr::eq(stored.as_ptr(), name.as_ptr()) || stored.as_bytes() == name.as_bytes())
 }
 
+/// Whether a `serde_json::Map` iterates in name order: it does unless some crate in the build
+/// turns on serde_json's `preserve_order` feature (insertion order), which is checked once.
+fn map_is_sorted() -> bool {
+    static SORTED: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
+        let mut probe = Map::new();
+        probe.insert("b".to_owned(), Value::Null);
+        probe.insert("a".to_owned(), Value::Null);
+        probe.keys().next().is_some_and(|k| k == "a")
+    });
+    *SORTED
+}
+
 /// An entity record: its fields sorted by name, each name once.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Fields(Vec<(Name, Value)>);
@@ -42,9 +54,14 @@ impl Fields {
         Fields(entries)
     }
 
-    /// The fields of a JSON object (already sorted and unique), its keys moved.
+    /// The fields of a JSON object, its keys moved.
     pub fn from_map(map: Map<String, Value>) -> Self {
-        Fields(map.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect())
+        let entries = map.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect();
+        if map_is_sorted() {
+            Fields(entries)
+        } else {
+            Self::from_entries(entries)
+        }
     }
 
     /// The fields as a JSON object, copied.
@@ -161,7 +178,10 @@ mod tests {
         ]);
         assert_eq!(map(&f), json!({"a": 2, "b": 5, "c": 4}));
         let object = json!({"c": 4, "b": 5, "a": 2});
-        assert_eq!(f, Fields::from_map(object.as_object().unwrap().clone()));
+        let from_map = Fields::from_map(object.as_object().unwrap().clone());
+        assert_eq!(f, from_map);
+        // Sorted whatever order the map iterates in (serde_json's `preserve_order`).
+        assert!(from_map.is_sorted_by_name());
         assert_eq!(f.get("b"), Some(&json!(5)));
         assert_eq!(f.get("d"), None);
         assert_eq!(f.get(""), None);

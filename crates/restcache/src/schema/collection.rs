@@ -3,6 +3,7 @@
 
 use std::any::TypeId;
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
@@ -183,11 +184,13 @@ fn key_value(v: &Value) -> Option<Value> {
 /// assert_eq!(collection_pk(args.as_object().unwrap()), r#"{"a":"x","completed":"false","userId":"1"}"#);
 /// ```
 pub fn collection_pk(args: &Map<String, Value>) -> String {
-    let key: Map<String, Value> = args
+    // A BTreeMap, so the keys are sorted even when serde_json's `preserve_order` keeps a `Map`
+    // in insertion order.
+    let key: BTreeMap<&str, Value> = args
         .iter()
-        .filter_map(|(k, v)| Some((k.clone(), key_value(v)?)))
+        .filter_map(|(k, v)| Some((k.as_str(), key_value(v)?)))
         .collect();
-    Value::Object(key).to_string()
+    serde_json::to_string(&key).expect("string keys and JSON values serialize")
 }
 
 /// Whether a stored collection keyed by `filter` receives an entity created with `args` and
