@@ -59,6 +59,28 @@ fn r_union_2_the_function_form_sees_the_parent_and_the_key() {
     let feed = data::<Feed>(&store, "GET /feed", &json!({}));
     assert!(matches!(&feed.links[0], ByKey::Link(l) if l.url == "u"));
     assert!(matches!(&feed.posts[0], ByKey::Post(p) if p.content == "c"));
+
+    // The same inside `All` and a collection: they pass the parent on too.
+    #[derive(Clone, Debug, Default, PartialEq, Schema)]
+    struct Wrapped {
+        #[schema(nested)]
+        links: All<ByKey>,
+        #[schema(nested)]
+        posts: Collection<Vec<ByKey>>,
+    }
+    let body = json!({"links": [{"id": 2, "url": "v"}], "posts": [{"id": 2, "content": "d"}]});
+    store.set_response::<Wrapped>("GET /wrapped", &(), &body).unwrap();
+    // (Read back, `All` enumerates the tables with no parent, so the check is of the writes.)
+    let snapshot = store.snapshot();
+    let pks = |table: &str| -> Vec<Value> {
+        let rows = snapshot["entities"][table]["rows"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        rows.iter().map(|r| r["pk"].clone()).collect()
+    };
+    assert_eq!(pks("Link"), [json!("1"), json!("2")]);
+    assert_eq!(pks("Post"), [json!("1"), json!("2")]);
 }
 
 #[test]

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::record::Fields;
-use crate::schema::{CollectionPolicy, Entity, ParentUse, Schema, SchemaKind};
+use crate::schema::{CollectionPolicy, Entity, Schema, SchemaKind};
 use crate::tables::{PkHasher, Table, Tables};
 
 /// How deep input may nest: serde_json's own recursion limit (R-NORM-8, R-RESP-4).
@@ -431,12 +431,7 @@ impl<'w, 'a> RecordWriter<'w, 'a> {
             return Ok(());
         };
         let mut value = std::mem::take(slot);
-        let wanted = match S::PARENT {
-            ParentUse::Never => false,
-            ParentUse::InEntity => self.ctx.entity_depth > 0,
-            ParentUse::Always => true,
-        };
-        let parent = if wanted {
+        let parent = if S::PARENT.wanted(self.ctx.entity_depth) {
             Some(self.parent_with(name, &value))
         } else {
             None

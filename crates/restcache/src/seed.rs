@@ -24,7 +24,7 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::normalize::{NormalizeCtx, Pending, RecordWriter, Seg};
 use crate::record::{Fields, Name};
-use crate::schema::{Entity, ParentUse, Schema};
+use crate::schema::{Entity, Schema};
 
 /// Keeps `error` in the context and returns the serde error that unwinds the parse.
 pub(crate) fn fail<E: de::Error>(ctx: &mut NormalizeCtx<'_>, error: Error) -> E {
@@ -300,12 +300,7 @@ impl SeedWriter<'_, '_> {
     ) -> Result<Value, A::Error> {
         self.name = Some(name);
         let ctx = &mut *self.ctx;
-        let wanted = match S::PARENT {
-            ParentUse::Never => false,
-            ParentUse::InEntity => ctx.entity_depth > 0,
-            ParentUse::Always => true,
-        };
-        if wanted {
+        if S::PARENT.wanted(ctx.entity_depth) {
             self.held.retain(|(o, _)| *o != order);
             self.held.push((order, Held::Deferred(name, deferred_nested::<S>)));
             return map.next_value();

@@ -75,6 +75,7 @@ impl<T: PartialEq> PartialEq for All<T> {
 
 impl<T: EntitySchema> Schema for All<T> {
     type Output = Vec<T>;
+    const PARENT: super::ParentUse = T::PARENT;
 
     /// Writes every element; the stored result is the list of unmatched inputs kept by a
     /// union's `other` variant (R-ALL-1).

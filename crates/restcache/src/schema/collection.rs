@@ -226,7 +226,8 @@ fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>)
 impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T>, P> {
     type Output = Vec<T>;
 
-    const PARENT: super::ParentUse = super::ParentUse::InEntity;
+    /// Its nest key reads the entity holding it; its items may read the parent too.
+    const PARENT: super::ParentUse = super::ParentUse::InEntity.or(T::PARENT);
 
     fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
         let Value::Array(items) = input else {

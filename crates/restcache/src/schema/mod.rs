@@ -72,6 +72,28 @@ pub enum ParentUse {
     Always,
 }
 
+impl ParentUse {
+    /// The use of a schema that reads the parent as `self` says and holds items that read it as
+    /// `items` says: whichever reads it in more places.
+    pub const fn or(self, items: ParentUse) -> ParentUse {
+        match (self, items) {
+            (ParentUse::Always, _) | (_, ParentUse::Always) => ParentUse::Always,
+            (ParentUse::InEntity, _) | (_, ParentUse::InEntity) => ParentUse::InEntity,
+            _ => ParentUse::Never,
+        }
+    }
+
+    /// Whether a field of this use gets its parent at `entity_depth` (how many entities the
+    /// field is inside).
+    pub(crate) fn wanted(self, entity_depth: usize) -> bool {
+        match self {
+            ParentUse::Never => false,
+            ParentUse::InEntity => entity_depth > 0,
+            ParentUse::Always => true,
+        }
+    }
+}
+
 /// A schema: how a JSON response is normalized into the tables and read back as `Output`.
 ///
 /// Implemented by `#[derive(Entity)]`, `#[derive(Union)]` and `#[derive(Schema)]` types and by the
