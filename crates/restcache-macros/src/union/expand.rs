@@ -211,7 +211,7 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
             fn invalidate(
                 #input: &::restcache::__private::Value,
                 #ctx: &mut ::restcache::__private::NormalizeCtx<'_>,
-            ) -> ::core::result::Result<::core::option::Option<::std::string::String>, ::restcache::Error> {
+            ) -> ::core::result::Result<::std::string::String, ::restcache::Error> {
                 ::restcache::__private::union::invalidate::<Self>(#input, #ctx)
             }
 

@@ -119,10 +119,10 @@ pub mod entity_impl {
         true
     }
 
-    pub fn invalidate<E: Entity>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result<Option<String>, Error> {
+    pub fn invalidate<E: Entity>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result<String, Error> {
         let pk = invalidated_pk(input, ctx, E::KEY, E::pk)?;
         ctx.pending.invalid(E::KEY, pk.clone());
-        Ok(Some(pk))
+        Ok(pk)
     }
 }
 
@@ -200,7 +200,7 @@ macro_rules! impl_entity_schema {
             fn invalidate(
                 input: &$crate::__private::Value,
                 ctx: &mut $crate::__private::NormalizeCtx<'_>,
-            ) -> ::core::result::Result<::core::option::Option<::std::string::String>, $crate::Error> {
+            ) -> ::core::result::Result<::std::string::String, $crate::Error> {
                 $crate::__private::entity::invalidate::<Self>(input, ctx)
             }
         }
@@ -223,10 +223,10 @@ pub trait EntitySchema: Schema<Output = Self> + Clone {
     #[doc(hidden)]
     fn read_all(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<Self>) -> bool;
 
-    /// Writes INVALID marks for an `Invalidate` input (R-INV-1) and returns the pk, or `None`
-    /// when an object matches no union variant.
+    /// Writes INVALID marks for an `Invalidate` input (R-INV-1) and returns the pk; an input
+    /// with no pk is an error.
     #[doc(hidden)]
-    fn invalidate(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result<Option<String>, Error>;
+    fn invalidate(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result<String, Error>;
 
     /// The name resource members are named after (`K` in `K.get`): the entity key, or the
     /// union's name.

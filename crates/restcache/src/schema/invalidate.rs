@@ -33,7 +33,7 @@ impl<T: EntitySchema> Schema for Invalidate<T> {
     const KIND: SchemaKind = SchemaKind::Invalidate;
 
     fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
-        Ok(T::invalidate(input, ctx)?.map_or(Value::Null, Value::String))
+        T::invalidate(input, ctx).map(Value::String)
     }
 
     fn denormalize<'s>(stored: &'s Value, _: &mut DenormalizeCtx<'s>) -> Result<String, Unresolved> {

@@ -181,7 +181,7 @@ pub fn read_all<U: Union>(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<U>) -> boo
 
 /// `EntitySchema::invalidate` of a union (R-INV-1).
 #[doc(hidden)]
-pub fn invalidate<U: Union>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result<Option<String>, Error> {
+pub fn invalidate<U: Union>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result<String, Error> {
     if input.is_object()
         && let Some(i) = U::select(input, ctx.parent.as_ref(), ctx.parent_key)
     {
@@ -190,18 +190,23 @@ pub fn invalidate<U: Union>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result
             .ok_or_else(|| ctx.invalid(Some(U::NAME), "no such variant"))?;
         let pk = invalidated_pk(input, ctx, key, |o| U::pk_of_variant(i, o))?;
         ctx.pending.invalid(key, pk.clone());
-        return Ok(Some(pk));
+        return Ok(pk);
     }
     // A bare pk, or an object without the attribute (the args fallback): every variant table
     // that holds the pk its own rule computes. At the top of the response, an object without a
     // pk falls back to the args, as for an entity (R-RESP-6).
+    // A bare pk is the same for every variant.
+    let bare = match input {
+        Value::Object(_) => None,
+        _ => Some(invalidated_pk(input, ctx, U::NAME, |_| None)?),
+    };
     let mut first = None;
     for (i, key) in U::KEYS.iter().enumerate() {
-        let pk = match input {
-            Value::Object(_) => U::pk_of_variant(i, input)
+        let pk = match &bare {
+            Some(pk) => Some(pk.clone()),
+            None => U::pk_of_variant(i, input)
                 .or_else(|| ctx.path.is_empty().then(|| U::pk_of_variant(i, ctx.args)).flatten())
                 .filter(|pk| !pk.is_empty()),
-            _ => Some(invalidated_pk(input, ctx, U::NAME, |_| None)?),
         };
         let Some(pk) = pk else { continue };
         if ctx.committed(key).is_some_and(|t| t.rows.contains_key(pk.as_str())) {
@@ -210,7 +215,5 @@ pub fn invalidate<U: Union>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result
         first.get_or_insert(pk);
     }
     // No variant's rule finds a pk: a missing pk, as for an entity (R-NORM-3, R-RESP-6).
-    first
-        .map(Some)
-        .ok_or_else(|| ctx.invalid(Some(U::NAME), "missing or empty primary key"))
+    first.ok_or_else(|| ctx.invalid(Some(U::NAME), "missing or empty primary key"))
 }
