@@ -465,20 +465,18 @@ impl<'w, 'a> RecordWriter<'w, 'a> {
     }
 }
 
-/// Builds the stored record of an object with `write` (the derive's field list), taking the
-/// object out of `input`.
+/// Builds the stored record of an object schema with `write` (the derive's field list), taking
+/// the object out of `input` (entities use `write_entity_record`).
 pub(crate) fn write_record(
     input: &mut Value,
     ctx: &mut NormalizeCtx<'_>,
-    entity: Option<&'static str>,
     write: impl FnOnce(&mut RecordWriter<'_, '_>) -> Result<(), Error>,
 ) -> Result<Map<String, Value>, Error> {
     let Value::Object(obj) = input else {
-        let what = entity.map_or_else(|| "an object".to_owned(), |k| format!("an object for entity {k}"));
-        return Err(ctx.invalid(entity, format!("expected {what}, found {}", kind(input))));
+        return Err(ctx.invalid(None, format!("expected an object, found {}", kind(input))));
     };
     ctx.check_depth()?;
-    write(&mut RecordWriter::new(obj, ctx, entity))?;
+    write(&mut RecordWriter::new(obj, ctx, None))?;
     Ok(std::mem::take(obj))
 }
 

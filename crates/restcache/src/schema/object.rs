@@ -15,7 +15,7 @@ pub fn normalize_object(
     write: impl FnOnce(&mut RecordWriter<'_, '_>) -> Result<(), Error>,
 ) -> Result<Value, Error> {
     ctx.pk_fallback = None;
-    write_record(input, ctx, None, write).map(Value::Object)
+    write_record(input, ctx, write).map(Value::Object)
 }
 
 /// `Schema::denormalize` of an object schema; `read` builds it from its fields.
