@@ -932,7 +932,9 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     if b.ran == 0 {
+        // Nothing measured is a mistake in the command (a misspelt name), not a result.
         note("no workload matches the filter");
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }
