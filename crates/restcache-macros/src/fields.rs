@@ -140,6 +140,28 @@ pub(crate) fn field(
     })
 }
 
+/// Refuses a field whose JSON name an earlier field already has (a `rename` onto another
+/// field's name): the record holds one value per name, so the two could not both be read.
+pub(crate) fn refuse_repeated_names(fields: &[Field], errors: &mut darling::error::Accumulator) {
+    for (i, field) in fields.iter().enumerate() {
+        if matches!(field.kind, FieldKind::Skipped) {
+            continue;
+        }
+        let earlier = fields[..i]
+            .iter()
+            .find(|f| !matches!(f.kind, FieldKind::Skipped) && f.name == field.name);
+        if let Some(earlier) = earlier {
+            errors.push(error_at(
+                field.member.span(),
+                format!(
+                    "`{}` is read from the JSON field `{}`, as `{}` already is",
+                    field.member, field.name, earlier.member
+                ),
+            ));
+        }
+    }
+}
+
 /// The `RecordWriter` calls of a field list, each ending in `?`: the plain fields' checks in
 /// JSON-name order (a stored record's, so each finds its field where the previous one stopped),
 /// then the nested fields in declaration order, the order their writes join the batch in.
@@ -176,10 +198,9 @@ pub(crate) fn write_fields(fields: &[Field], w: &Ident) -> TokenStream {
 }
 
 /// `impl SeedFields for #ty` (`head` is `#ident #ty_generics #where_clause`, after
-/// `impl #impl_generics`): a `match` on the key, one arm per field (duplicate names are refused
-/// by the parser), the rest kept as they are.
-/// The `SeedFields` impl of a field list; `pk_field` is the JSON field an entity's pk is read
-/// from, when it is one field.
+/// `impl #impl_generics`): a `match` on the key, one arm per field (repeated names are refused
+/// by the parsers, [`refuse_repeated_names`]), the rest kept as they are. `pk_field` is the JSON
+/// field an entity's pk is read from, when it is one field.
 pub(crate) fn seed_impl(
     impl_generics: TokenStream,
     head: TokenStream,
@@ -237,7 +258,6 @@ fn seed_match(fields: &[Field], w: &Ident, key: &Ident, map: &Ident) -> TokenStr
         })
     });
     quote! {
-        #[allow(unreachable_patterns)]
         match #key {
             #(#arms)*
             _ => #w.other(#map),

@@ -114,6 +114,7 @@ pub(super) fn parse(input: &DeriveInput) -> darling::Result<EntityModel> {
         }
         model_fields.push(model);
     }
+    fields::refuse_repeated_names(&model_fields, &mut errors);
 
     let pk = match (pk_field, container_pk) {
         (Some((_, name)), _) => Some(Pk::Field(name)),

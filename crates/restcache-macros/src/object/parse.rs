@@ -79,6 +79,7 @@ pub(super) fn parse(input: &DeriveInput) -> darling::Result<ObjectModel> {
         }
         model_fields.push(model);
     }
+    fields::refuse_repeated_names(&model_fields, &mut errors);
     // The marked field; otherwise the first nested field that is syntactically a `Collection`.
     let list = marked.map(|(_, ty)| ty).or_else(|| {
         model_fields
