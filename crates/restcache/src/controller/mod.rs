@@ -168,6 +168,9 @@ impl Controller {
             Some(p) => opts.policy(&**p),
             None => opts,
         };
+        // A borrowed value is copied before the store is locked, not while it is held.
+        let url = key.split_once(' ').map_or(key.as_str(), |(_, url)| url);
+        let value = value.into_value().map_err(|e| e.with_url(url))?;
         self.inner
             .store
             .lock()
