@@ -38,6 +38,12 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
         },
         Select::Fn(_) => quote!(),
     };
+    // Only a select function reads the object holding the union; copying it for the attribute
+    // form would be wasted.
+    let parent_use = match select {
+        Select::Attribute(_) => quote!(Never),
+        Select::Fn(_) => quote!(Always),
+    };
     let select = match select {
         Select::Attribute(attribute) => quote! {
             fn select(
@@ -168,7 +174,7 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
         impl ::restcache::__private::Schema for #ident {
             type Output = Self;
             const KIND: ::restcache::__private::SchemaKind = ::restcache::__private::SchemaKind::Entity;
-            const PARENT: ::restcache::__private::ParentUse = ::restcache::__private::ParentUse::Always;
+            const PARENT: ::restcache::__private::ParentUse = ::restcache::__private::ParentUse::#parent_use;
 
             fn normalize(
                 #input: &mut ::restcache::__private::Value,
