@@ -11,7 +11,6 @@ mod write;
 pub use self::write::ResponseValue;
 pub(crate) use self::write::{Detached, syntax_error};
 
-use std::any::TypeId;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -268,16 +267,7 @@ impl Store {
 
     /// Checks, once per schema type, that no entity key is used by two Rust types.
     pub(crate) fn check_schema<S: Schema>(&self) -> Result<(), Error> {
-        let mut memo = self.memo.lock();
-        if memo.checked.contains(&TypeId::of::<S>()) {
-            return Ok(());
-        }
-        let mut registry = memo.registry.clone();
-        S::register(&mut registry);
-        registry.check()?;
-        memo.registry = registry;
-        memo.checked.insert(TypeId::of::<S>());
-        Ok(())
+        self.memo.lock().check_schema::<S>()
     }
 }
 

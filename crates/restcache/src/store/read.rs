@@ -44,6 +44,21 @@ pub(super) struct Memo {
     pub(super) checked: HashSet<TypeId, BuildHasherDefault<TypeIdHasher>>,
 }
 
+impl Memo {
+    /// Checks, once per schema type, that no entity key is used by two Rust types.
+    pub(super) fn check_schema<S: Schema>(&mut self) -> Result<(), Error> {
+        if self.checked.contains(&TypeId::of::<S>()) {
+            return Ok(());
+        }
+        let mut registry = self.registry.clone();
+        S::register(&mut registry);
+        registry.check()?;
+        self.registry = registry;
+        self.checked.insert(TypeId::of::<S>());
+        Ok(())
+    }
+}
+
 /// Hashes a [`TypeId`], which is already a hash chosen by the compiler (not by a server):
 /// its bits are used as they are, so the schema check of every read costs no SipHash.
 #[derive(Default)]
@@ -92,9 +107,8 @@ impl Store {
         invalid_if_stale: bool,
     ) -> Result<Cached<S::Output>, Error> {
         let args = args_map(args)?;
-        self.check_schema::<S>()?;
         let hash = key_hash(key);
-        let read = self.read::<S>(key, hash, args);
+        let read = self.read::<S>(key, hash, args)?;
         let meta = get_hashed(&self.meta, hash, key);
         let expires_at = match meta {
             Some(m) => m.expires_at,
@@ -115,7 +129,10 @@ impl Store {
         })
     }
 
-    fn read<S: Schema>(&self, key: &str, hash: u64, args: Map<String, Value>) -> Read<S::Output> {
+    /// Checks `S` and reads `key` under one lock of the memo.
+    fn read<S: Schema>(&self, key: &str, hash: u64, args: Map<String, Value>) -> Result<Read<S::Output>, Error> {
+        let mut memo = self.memo.lock();
+        memo.check_schema::<S>()?;
         let result = self.read_result_hashed(key, hash);
         let result_version = result.map(|r| r.version);
         let query_args = if result.is_none() {
@@ -124,7 +141,6 @@ impl Store {
             None
         };
         let schema = TypeId::of::<S>();
-        let mut memo = self.memo.lock();
         let entries = match memo.entries.raw_entry_mut_v1().from_key_hashed_nocheck(hash, key) {
             RawEntryMut::Occupied(o) => Some(o.into_mut()),
             RawEntryMut::Vacant(_) => None,
@@ -139,7 +155,7 @@ impl Store {
             });
         if let Some(e) = cached {
             e.checked_at = self.version;
-            return self.found::<S>(&e.found, &e.deps, result.is_none());
+            return Ok(self.found::<S>(&e.found, &e.deps, result.is_none()));
         }
 
         let empty = Value::Object(Map::new());
@@ -172,7 +188,7 @@ impl Store {
             Some(old) => *old = entry,
             None => entries.push(entry),
         }
-        read
+        Ok(read)
     }
 
     /// Benchmarks only: reads `key` without the memo (every call builds the output anew).
