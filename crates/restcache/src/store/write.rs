@@ -1,5 +1,6 @@
 //! Writes: responses normalized and committed in one step (R-NORM-2, R-FETCH-1 steps 6–7).
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -611,7 +612,11 @@ fn apply(slot: &mut Slot, write: PendingWrite, meta: EntityMeta) -> bool {
         // plus the references only the older write adds (a later-started write must not make
         // it lose an entity the server created).
         (PendingWrite::Appended { items, front }, Record::List(stored)) if older => {
-            let added: Vec<Value> = items.into_iter().filter(|r| !stored.contains(r)).collect();
+            // One hash per reference (std's keyed hash: the references are the server's), not a
+            // scan of the stored list per reference.
+            let known: HashSet<&Value> = stored.iter().collect();
+            let added: Vec<Value> = items.into_iter().filter(|r| !known.contains(r)).collect();
+            drop(known);
             changed = !added.is_empty();
             if front {
                 stored.splice(0..0, added);
@@ -664,6 +669,80 @@ mod tests {
     crate::impl_entity_schema!(Tag);
 
     type Tags = Collection<Vec<Tag>>;
+
+    /// R-NORM-7 with R-COL-4/R-PAGE-3: a push, unshift or page answered after a later-started
+    /// write leaves the stored list as it is, plus the references only it adds, at its end (or
+    /// start for unshift), in its order. Object references (union members) compare as values.
+    #[test]
+    fn r_norm_7_an_older_push_adds_only_the_references_the_stored_list_lacks() {
+        let now = Instant::now();
+        let meta = |fetched_at| EntityMeta {
+            fetched_at,
+            written_at: now,
+            expires_at: now,
+        };
+        let member = |pk: &str| json!({"id": pk, "schema": "Tag"});
+        let stored = vec![json!("a"), member("b"), json!("c")];
+        let slot = |items: Vec<Value>| Slot {
+            record: Record::List(items),
+            meta: meta(now + Duration::from_secs(1)),
+            version: 1,
+        };
+        // An older page: "b" (as the same member) and "a" are known; "x" and "y" are new.
+        let items = vec![json!("x"), member("b"), json!("a"), json!("y"), json!("c")];
+        let mut back = slot(stored.clone());
+        assert!(apply(
+            &mut back,
+            PendingWrite::Appended {
+                items: items.clone(),
+                front: false
+            },
+            meta(now)
+        ));
+        assert_eq!(
+            back.record,
+            Record::List(vec![json!("a"), member("b"), json!("c"), json!("x"), json!("y")])
+        );
+        assert_eq!(
+            back.meta.fetched_at,
+            now + Duration::from_secs(1),
+            "the stored meta is kept"
+        );
+        let mut front = slot(stored.clone());
+        assert!(apply(
+            &mut front,
+            PendingWrite::Appended { items, front: true },
+            meta(now)
+        ));
+        assert_eq!(
+            front.record,
+            Record::List(vec![json!("x"), json!("y"), json!("a"), member("b"), json!("c")])
+        );
+        // Nothing new: nothing changes. A member differs from a bare pk of the same text.
+        let mut same = slot(stored.clone());
+        let known = vec![json!("c"), member("b"), json!("a")];
+        assert!(!apply(
+            &mut same,
+            PendingWrite::Appended {
+                items: known,
+                front: false
+            },
+            meta(now)
+        ));
+        assert_eq!(same.record, Record::List(stored.clone()));
+        let mut other = slot(stored);
+        let bare = vec![json!("b"), member("a")];
+        assert!(apply(
+            &mut other,
+            PendingWrite::Appended {
+                items: bare,
+                front: false
+            },
+            meta(now)
+        ));
+        let expected = vec![json!("a"), member("b"), json!("c"), json!("b"), member("a")];
+        assert_eq!(other.record, Record::List(expected));
+    }
 
     /// R-COL-4, R-PAGE-3: a push, unshift or page body reads the stored lists, so a fetch
     /// leaves it to the normalization under the lock: before the lock, the body is not even
