@@ -217,6 +217,46 @@ fn r_conventions_args_must_be_an_object() {
     ));
 }
 
+/// From bytes (the HTTP path), only the text `null` is the empty PUT/PATCH answer: with JSON's
+/// whitespace around it, it stands for args and body; a form feed makes it not JSON; an object
+/// body is the entity, normalized in one pass.
+#[test]
+fn r_resp_5_from_bytes_a_null_put_or_patch_response_stands_for_args_and_body() {
+    let mut store = Store::new();
+    let stored = br#"{"id": "1", "title": "a", "completed": false}"#;
+    store.set_response_bytes::<Todo>("GET /todos/1", &(), stored).unwrap();
+    let args = json!({"id": "1"});
+    let body = json!({"completed": true});
+    for (i, text) in [&b"null"[..], b" \r\n\tnull \n"].into_iter().enumerate() {
+        let body = json!({"completed": i == 0});
+        store
+            .set_response_bytes_with::<Todo>("PATCH /todos/1", &args, text, WriteOptions::new().body(&body))
+            .unwrap();
+        let todo = data::<Todo>(&store, "GET /todos/1", &json!({}));
+        assert_eq!((todo.title.as_str(), todo.completed), ("a", i == 0), "{text:?}");
+    }
+    let before = store.snapshot();
+    let err = store
+        .set_response_bytes_with::<Todo>("PUT /todos/1", &args, b"\x0cnull", WriteOptions::new().body(&body))
+        .unwrap_err();
+    assert!(matches!(err, Error::Decode { .. }), "{err:?}");
+    let err = store
+        .set_response_bytes::<Todo>("PUT /todos/1", &args, b"null")
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidResponse { .. }), "no object body: {err:?}");
+    assert_eq!(store.snapshot(), before, "refused answers write nothing");
+    let answer = br#"{"id": "1", "title": "b", "completed": true}"#;
+    store
+        .set_response_bytes_with::<Todo>("PUT /todos/1", &args, answer, WriteOptions::new().body(&body))
+        .unwrap();
+    let todo = data::<Todo>(&store, "GET /todos/1", &json!({}));
+    assert_eq!((todo.title.as_str(), todo.completed), ("b", true));
+    let err = store
+        .set_response_bytes::<Todo>("PUT /todos/1", &args, br#"{"title": "c"}"#)
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidResponse { .. }), "missing pk: {err:?}");
+}
+
 #[test]
 fn r_resp_5_an_empty_put_or_patch_response_stands_for_args_and_body() {
     let mut store = Store::new();

@@ -118,22 +118,25 @@ async fn r_resp_4_bodies_over_the_limit_and_json_too_deep() {
 async fn r_resp_5_an_empty_put_or_patch_answer_stands_for_args_and_body() {
     let (_server, ctrl) = setup().await;
     ctrl.fetch(&todos().get(), params! { id: 4 }).await.unwrap();
-    let patched = ctrl
-        .fetch(&todos().partial_update(), params! { id: 4, respond: "empty" })
-        .body(&json!({ "completed": true }))
-        .await
-        .unwrap();
-    assert!(patched.completed);
-    let cached = ctrl
-        .get_response(&todos().get(), params! { id: 4 })
-        .unwrap()
-        .data
-        .unwrap();
-    assert_eq!(
-        (cached.title.as_str(), cached.completed),
-        ("Todo 4", true),
-        "the PATCH merge keeps unsent fields"
-    );
+    // A 204, an empty 200 and a `null` 200 are each the empty answer.
+    for (respond, completed) in [("empty", true), ("blank", false), ("null", true)] {
+        let patched = ctrl
+            .fetch(&todos().partial_update(), params! { id: 4, respond: respond })
+            .body(&json!({ "completed": completed }))
+            .await
+            .unwrap();
+        assert_eq!(patched.completed, completed, "{respond}");
+        let cached = ctrl
+            .get_response(&todos().get(), params! { id: 4 })
+            .unwrap()
+            .data
+            .unwrap();
+        assert_eq!(
+            (cached.title.as_str(), cached.completed),
+            ("Todo 4", completed),
+            "the PATCH merge keeps unsent fields ({respond})"
+        );
+    }
 }
 
 #[tokio::test]

@@ -108,6 +108,15 @@ fn normalize_value<S: Schema>(ctx: &mut NormalizeCtx<'_>, method: &str, value: V
     result
 }
 
+/// Whether `bytes` are the JSON text `null`, with JSON's whitespace (not form feeds) around it.
+fn is_null_text(bytes: &[u8]) -> bool {
+    let text = |b: &u8| !matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    match (bytes.iter().position(text), bytes.iter().rposition(text)) {
+        (Some(start), Some(end)) => &bytes[start..=end] == b"null",
+        _ => false,
+    }
+}
+
 /// [`normalize_value`] from bytes, in one pass where the empty-response rules (which look at
 /// the whole value) cannot apply. Whitespace alone is an empty response; `syntax` makes the
 /// error of bytes that are not JSON, which comes before any other error.
@@ -120,9 +129,12 @@ fn normalize_bytes<S: Schema>(
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return normalize_value::<S>(ctx, method, Value::Null);
     }
-    let whole_value = matches!(S::KIND, SchemaKind::Invalidate | SchemaKind::InvalidateList)
-        || S::KIND == SchemaKind::Entity && matches!(method, "PUT" | "PATCH");
-    if whole_value {
+    // An entity's PUT/PATCH response is empty only when it is `null`, which its text tells;
+    // any other body takes the one-pass path.
+    if S::KIND == SchemaKind::Entity && matches!(method, "PUT" | "PATCH") && is_null_text(bytes) {
+        return normalize_value::<S>(ctx, method, Value::Null);
+    }
+    if matches!(S::KIND, SchemaKind::Invalidate | SchemaKind::InvalidateList) {
         let value = serde_json::from_slice(bytes).map_err(syntax)?;
         return normalize_value::<S>(ctx, method, value);
     }
