@@ -6,6 +6,7 @@
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 use std::sync::LazyLock;
+use std::time::Duration;
 
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -51,12 +52,54 @@ pub(crate) enum Record {
     Invalid,
 }
 
-/// `{ fetched_at, written_at, expires_at }` of the write that won (R-STORE-1).
+/// `{ fetched_at, written_at, expires_at }` of the write that won (R-STORE-1), as [`Stamp`]s:
+/// 24 bytes a row instead of the 48 of three `Instant`s.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct EntityMeta {
-    pub fetched_at: Instant,
-    pub written_at: Instant,
-    pub expires_at: Instant,
+    pub fetched_at: Stamp,
+    pub written_at: Stamp,
+    pub expires_at: Stamp,
+}
+
+impl EntityMeta {
+    pub fn new(fetched_at: Instant, written_at: Instant, expires_at: Instant) -> Self {
+        EntityMeta {
+            fetched_at: Stamp::of(fetched_at),
+            written_at: Stamp::of(written_at),
+            expires_at: Stamp::of(expires_at),
+        }
+    }
+}
+
+/// The instant every [`Stamp`] counts from, fixed once per process.
+static STAMP_BASE: LazyLock<std::time::Instant> = LazyLock::new(std::time::Instant::now);
+
+/// An instant as signed nanoseconds from [`STAMP_BASE`], ordered as the instants are. Instants
+/// more than 292 years from it are clamped, which keeps their order against any other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Stamp(i64);
+
+impl Stamp {
+    pub fn of(at: Instant) -> Stamp {
+        let (at, base) = (at.into_std(), *STAMP_BASE);
+        let nanos = |d: Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
+        match at.checked_duration_since(base) {
+            Some(after) => Stamp(nanos(after)),
+            None => Stamp(-nanos(base.duration_since(at))),
+        }
+    }
+
+    /// The instant again (a clamped one comes back as the clamp).
+    pub fn instant(self) -> Instant {
+        let base = *STAMP_BASE;
+        let offset = Duration::from_nanos(self.0.unsigned_abs());
+        let at = if self.0 >= 0 {
+            base.checked_add(offset)
+        } else {
+            base.checked_sub(offset)
+        };
+        Instant::from_std(at.unwrap_or(base))
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -161,11 +161,7 @@ impl Store {
             };
             match normalize(&tables, &input) {
                 Ok((result, pending)) => {
-                    let meta = EntityMeta {
-                        fetched_at: layer.fetched_at,
-                        written_at: now,
-                        expires_at: now + DEFAULT_DATA_EXPIRY,
-                    };
+                    let meta = EntityMeta::new(layer.fetched_at, now, now + DEFAULT_DATA_EXPIRY);
                     apply_pending(&mut tables, &mut self.next_version, pending, meta);
                     let version = previous
                         .as_ref()

@@ -368,9 +368,9 @@ impl Store {
                             Record::Invalid => "INVALID".into(),
                         },
                         "version": slot.version,
-                        "fetched_at": at(slot.meta.fetched_at),
-                        "written_at": at(slot.meta.written_at),
-                        "expires_at": at(slot.meta.expires_at),
+                        "fetched_at": at(slot.meta.fetched_at.instant()),
+                        "written_at": at(slot.meta.written_at.instant()),
+                        "expires_at": at(slot.meta.expires_at.instant()),
                     })
                 })
                 .collect();

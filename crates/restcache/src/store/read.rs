@@ -16,6 +16,7 @@ use super::{Cached, ExpiryStatus, KeyMap, Store, args_map, get_hashed, key_hash}
 use crate::denormalize::{DenormalizeCtx, Deps};
 use crate::error::Error;
 use crate::schema::{Registry, Schema};
+use crate::tables::Stamp;
 
 /// What a memoized read found.
 pub(super) enum Found {
@@ -215,6 +216,7 @@ impl Store {
                 .filter_map(|d| self.read_tables().get_table(d.table)?.rows.get_index(d.row as usize))
                 .map(|(_, slot)| slot.meta.expires_at)
                 .min()
+                .map(Stamp::instant)
         } else {
             None
         };

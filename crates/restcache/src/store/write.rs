@@ -425,11 +425,7 @@ impl Store {
     /// Denormalizes `result` against a table holding only the pending writes.
     fn describe<S: Schema>(result: &Value, pending: &Pending, args: &Value, at: Instant) -> Option<S::Output> {
         let mut scratch = Tables::default();
-        let meta = EntityMeta {
-            fetched_at: at,
-            written_at: at,
-            expires_at: at,
-        };
+        let meta = EntityMeta::new(at, at, at);
         for (PendingKey { table, pk, .. }, write) in &pending.writes {
             let record = match write {
                 PendingWrite::Entity(fields) => Record::Entity(fields.clone()),
@@ -513,11 +509,7 @@ impl Store {
         now: Instant,
         expires_at: Instant,
     ) {
-        let meta = EntityMeta {
-            fetched_at,
-            written_at: now,
-            expires_at,
-        };
+        let meta = EntityMeta::new(fetched_at, now, expires_at);
         apply_pending(&mut self.tables, &mut self.next_version, pending, meta);
         if let Some(result) = result {
             let newer = self.meta.get(key).is_some_and(|m| m.fetched_at > fetched_at);
@@ -688,11 +680,7 @@ mod tests {
     #[test]
     fn r_norm_7_an_older_push_adds_only_the_references_the_stored_list_lacks() {
         let now = Instant::now();
-        let meta = |fetched_at| EntityMeta {
-            fetched_at,
-            written_at: now,
-            expires_at: now,
-        };
+        let meta = |fetched_at| EntityMeta::new(fetched_at, now, now);
         let member = |pk: &str| json!({"id": pk, "schema": "Tag"});
         let stored = vec![json!("a"), member("b"), json!("c")];
         let slot = |items: Vec<Value>| Slot {
@@ -716,7 +704,7 @@ mod tests {
             Record::List(vec![json!("a"), member("b"), json!("c"), json!("x"), json!("y")])
         );
         assert_eq!(
-            back.meta.fetched_at,
+            back.meta.fetched_at.instant(),
             now + Duration::from_secs(1),
             "the stored meta is kept"
         );
