@@ -31,6 +31,11 @@
 //! `denormalizeLong withCache`/`memo-cold` and `getResponse long withCache`/`memo-cold` time the
 //! same call; both names are kept to line up with the reference.
 //!
+//! Yardsticks, with no reference figure: `parseLong serde_json typed`/`Value` (what fromBytes is
+//! held to), and the `clone…` rows (`cloneLong typed`, `cloneOne Project typed`, `cloneOne
+//! GithubUser typed`, `scale clone typed N`), a `Clone::clone` of exactly what the matching read
+//! returns: the allocation any read of owned output must do, and nothing else.
+//!
 //! Before anything runs, the Todo generator is checked against `todos-{100,1000,10000}.json`
 //! (byte-equal `serde_json::to_string`); the process exits with status 1 if it differs.
 
@@ -537,6 +542,8 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
         "normalizeLong fromBytes via Value",
         "parseLong serde_json typed",
         "parseLong serde_json Value",
+        "cloneLong typed",
+        "cloneOne Project typed",
         "denormalizeLong donotcache",
         "denormalizeLong memo-cold",
         "denormalizeLong withCache",
@@ -636,6 +643,16 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
     b.run("parseLong serde_json Value", LONG_ITEMS, || {
         serde_json::from_slice::<Value>(long_bytes.as_bytes()).unwrap()
     });
+    // The yardsticks of the reads: cloning what a read returns allocates what any read of
+    // owned output must allocate (every string and vector), and does nothing else.
+    let typed = store
+        .__read_uncached::<ProjectList>(LONG_KEY, &())
+        .ok_or("the long list does not read")?;
+    b.run("cloneLong typed", LONG_ITEMS, || typed.clone());
+    drop(typed);
+    let typed = one.clone().ok_or("the project does not read")?;
+    b.run("cloneOne Project typed", 4, || typed.clone());
+    drop(typed);
     b.run("denormalizeLong donotcache", LONG_ITEMS, || {
         store.__read_uncached::<ProjectList>(LONG_KEY, &())
     });
@@ -696,6 +713,7 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
 fn github_user_workloads(b: &mut Bench) -> Result<(), String> {
     let names = [
         "normalizeOne GithubUser",
+        "cloneOne GithubUser typed",
         "denormalizeOne GithubUser donotcache",
         "denormalizeOne GithubUser memo-cold",
         "denormalizeOne GithubUser withCache",
@@ -727,6 +745,11 @@ fn github_user_workloads(b: &mut Bench) -> Result<(), String> {
             s
         },
     );
+    let typed = store
+        .__read_uncached::<GithubUser>(USER_KEY, &())
+        .ok_or("the GitHub user does not read")?;
+    b.run("cloneOne GithubUser typed", 1, || typed.clone());
+    drop(typed);
     b.run("denormalizeOne GithubUser donotcache", 1, || {
         store.__read_uncached::<GithubUser>(USER_KEY, &())
     });
@@ -749,6 +772,7 @@ fn scale_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
         format!("scale denormalize memo-cold {n}"),
         format!("scale denormalize withCache {n}"),
         format!("scale queryAll memo-cold {n}"),
+        format!("scale clone typed {n}"),
     ];
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     if !b.wants_any(&names) {
@@ -789,6 +813,11 @@ fn scale_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
         return Err(format!("All<Todo> does not read the {n} todos"));
     }
 
+    let typed = store
+        .__read_uncached::<Vec<Todo>>(TODOS_KEY, &())
+        .ok_or("the Todo list does not read")?;
+    b.run(names[5], items, || typed.clone());
+    drop(typed);
     b.run(names[1], items, || store.__read_uncached::<Vec<Todo>>(TODOS_KEY, &()));
     b.run_with(
         names[2],
