@@ -75,7 +75,8 @@ impl EntityMeta {
 static STAMP_BASE: LazyLock<std::time::Instant> = LazyLock::new(std::time::Instant::now);
 
 /// An instant as signed nanoseconds from [`STAMP_BASE`], ordered as the instants are. Instants
-/// more than 292 years from it are clamped, which keeps their order against any other.
+/// more than 292 years from it are clamped, so they keep their order against every instant
+/// within that range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Stamp(i64);
 
@@ -194,5 +195,41 @@ impl Tables {
                 table.version = prev.version;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::time::Instant;
+
+    use super::Stamp;
+
+    /// R-NORM-7 compares `fetched_at`s as stamps: they order as their instants do, before and
+    /// after the process's base, and come back as the very instant; far instants are clamped.
+    #[test]
+    fn r_norm_7_stamps_order_as_their_instants_and_come_back_exact() {
+        let now = Instant::now();
+        let base = Instant::from_std(*super::STAMP_BASE);
+        let earlier = base
+            .checked_sub(Duration::from_nanos(1_500_000_001))
+            .expect("an instant before the base");
+        let instants = [
+            earlier,
+            now,
+            now + Duration::from_nanos(1),
+            now + Duration::from_secs(3_600),
+        ];
+        for pair in instants.windows(2) {
+            assert!(Stamp::of(pair[0]) <= Stamp::of(pair[1]), "{pair:?}");
+            assert_eq!(Stamp::of(pair[0]) < Stamp::of(pair[1]), pair[0] < pair[1], "{pair:?}");
+        }
+        for at in instants {
+            assert_eq!(Stamp::of(at).instant(), at);
+        }
+        let far = now + Duration::from_secs(400 * 365 * 24 * 3_600);
+        assert!(Stamp::of(far) > Stamp::of(now + Duration::from_secs(3_600)));
+        assert_eq!(Stamp::of(far), Stamp::of(far + Duration::from_secs(1)), "clamped");
     }
 }
