@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use crate::error::Error;
 use crate::record::Fields;
 use crate::schema::{CollectionPolicy, Entity, Schema, SchemaKind};
-use crate::tables::{PkHasher, Table, Tables};
+use crate::tables::{EntityMeta, PkHasher, Record, Slot, Table, Tables};
 
 /// How deep input may nest: serde_json's own recursion limit (R-NORM-8, R-RESP-4).
 pub(crate) const MAX_INPUT_DEPTH: usize = 128;
@@ -48,100 +48,149 @@ pub(crate) enum CollectionMode {
     Append,
 }
 
-/// A write the normalization wants to make.
-#[derive(Clone, Debug)]
-pub(crate) enum PendingWrite {
-    /// An entity record: all the response's fields for this `(K, pk)`, duplicates combined.
-    Entity(Fields),
-    /// An INVALID mark.
-    Invalid,
-    /// The full new content of a collection record.
-    Collection(Vec<Value>),
-    /// The full new content of a collection record that adds references to the stored one
-    /// (push, unshift, get_page). Written by an older request, it still adds the references
-    /// the stored record lacks, at the end, or at the start when `front`.
-    Appended { items: Vec<Value>, front: bool },
-}
-
-/// Where a pending write goes: a table, a pk, and the pk's hash ([`PkHasher`]), computed once
-/// and reused when the write is committed.
-#[derive(Clone, Debug)]
-pub(crate) struct PendingKey {
-    pub table: &'static str,
-    pub pk: String,
-    pub hash: u64,
-}
-
-/// Every write of one normalization, in document order of first occurrence.
+/// The writes of one normalization into one table, in document order of first occurrence.
 ///
-/// `writes` is only ever reached through raw entries keyed by [`PendingKey::hash`] (its
-/// `PendingKey` has no `Hash` impl, so nothing can hash it another way).
+/// Its rows have the table's own type, so that a commit into a table that has no rows yet
+/// takes the whole map as the table (setting each row's meta and version), without copying or
+/// hashing a row again.
+#[derive(Clone, Debug)]
+pub(crate) struct PendingTable {
+    pub name: &'static str,
+    /// `pk → record`: an entity's record (all the response's fields for this pk, repeats
+    /// combined), an INVALID mark, or a collection's new list. Meta and version are set by
+    /// the commit.
+    pub rows: IndexMap<String, Slot, PkHasher>,
+    /// The [`PkHasher`] hash of each row's pk, by row index, computed once and reused by a
+    /// commit into a table that already has rows.
+    pub hashes: Vec<u64>,
+    /// The rows (by index) whose list adds to the stored one (push, unshift, get_page):
+    /// written by an older request, such a list still adds the references the stored record
+    /// lacks, at its end, or at its start when the flag (`front`) is set.
+    pub appended: Vec<(usize, bool)>,
+}
+
+impl PendingTable {
+    fn new(name: &'static str) -> Self {
+        PendingTable {
+            name,
+            rows: IndexMap::default(),
+            hashes: Vec::new(),
+            appended: Vec::new(),
+        }
+    }
+
+    /// The row of `pk`, added (as INVALID) if new; and its index.
+    fn row(&mut self, pk: String) -> (usize, &mut Record, bool) {
+        let hash = PkHasher::pk(&pk);
+        match self.rows.raw_entry_mut_v1().from_key_hashed_nocheck(hash, pk.as_str()) {
+            RawEntryMut::Occupied(o) => {
+                let index = o.index();
+                (index, &mut o.into_mut().record, false)
+            }
+            RawEntryMut::Vacant(v) => {
+                let index = self.hashes.len();
+                self.hashes.push(hash);
+                let slot = Slot {
+                    record: Record::Invalid,
+                    meta: EntityMeta::UNSET,
+                    version: 0,
+                };
+                (index, &mut v.insert_hashed_nocheck(hash, pk, slot).1.record, true)
+            }
+        }
+    }
+}
+
+/// Whether row `index` of a [`PendingTable`] adds to the stored list (`Some(front)`), by its
+/// `appended` rows.
+pub(crate) fn appended_at(appended: &[(usize, bool)], index: usize) -> Option<bool> {
+    appended.iter().find(|(i, _)| *i == index).map(|(_, front)| *front)
+}
+
+/// Every write of one normalization, table by table (tables in order of their first write).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Pending {
-    pub writes: IndexMap<PendingKey, PendingWrite, PkHasher>,
+    pub tables: Vec<PendingTable>,
 }
 
 impl Pending {
-    /// The entry of `(table, pk)`.
-    fn entry(
-        &mut self,
-        table: &'static str,
-        pk: String,
-    ) -> (RawEntryMut<'_, PendingKey, PendingWrite, PkHasher>, PendingKey) {
-        let hash = PkHasher::pk(&pk);
-        let key = PendingKey { table, pk, hash };
-        let entry = self.writes.raw_entry_mut_v1().from_hash(hash, |k| {
-            (std::ptr::eq(k.table, table) || k.table == table) && k.pk == key.pk
+    /// The writes into `name`; consecutive writes mostly go to the table of the previous one.
+    fn table(&mut self, name: &'static str) -> &mut PendingTable {
+        let found = self
+            .tables
+            .iter()
+            .rposition(|t| std::ptr::eq(t.name, name) || t.name == name);
+        let i = found.unwrap_or_else(|| {
+            self.tables.push(PendingTable::new(name));
+            self.tables.len() - 1
         });
-        (entry, key)
+        &mut self.tables[i]
     }
 
-    /// Sets the write of `(table, pk)`, replacing an earlier one.
-    fn set(&mut self, table: &'static str, pk: String, write: PendingWrite) {
-        match self.entry(table, pk) {
-            (RawEntryMut::Occupied(mut o), _) => *o.get_mut() = write,
-            (RawEntryMut::Vacant(v), key) => {
-                v.insert_hashed_nocheck(key.hash, key, write);
-            }
+    /// Makes room for `n` more rows in the table written last (a list of entities writes one
+    /// row per element into the table its first element wrote).
+    pub(crate) fn reserve_last(&mut self, n: usize) {
+        if let Some(t) = self.tables.last_mut() {
+            t.rows.reserve(n);
+            t.hashes.reserve(n);
+        }
+    }
+
+    /// Sets the write of `(table, pk)`, replacing an earlier one; `appended` as
+    /// [`PendingTable::appended`].
+    fn set(&mut self, table: &'static str, pk: String, record: Record, appended: Option<bool>) {
+        let t = self.table(table);
+        let (index, slot, _) = t.row(pk);
+        *slot = record;
+        t.appended.retain(|(i, _)| *i != index);
+        if let Some(front) = appended {
+            t.appended.push((index, front));
         }
     }
 
     /// Adds an entity record, combining it with an earlier occurrence of the same `(K, pk)` in
     /// document order: later fields win (R-NORM-6).
     pub(crate) fn entity(&mut self, table: &'static str, pk: String, record: Fields) {
-        match self.entry(table, pk) {
-            (RawEntryMut::Occupied(mut o), _) => match o.get_mut() {
-                PendingWrite::Entity(existing) => {
-                    existing.merge(record, |_, _| false);
+        let t = self.table(table);
+        let (index, slot, new) = t.row(pk);
+        match slot {
+            Record::Entity(existing) if !new => {
+                existing.merge(record, |_, _| false);
+            }
+            other => {
+                *other = Record::Entity(record);
+                if !new {
+                    t.appended.retain(|(i, _)| *i != index);
                 }
-                other => *other = PendingWrite::Entity(record),
-            },
-            (RawEntryMut::Vacant(v), key) => {
-                v.insert_hashed_nocheck(key.hash, key, PendingWrite::Entity(record));
             }
         }
     }
 
     /// Adds `later`'s writes after these, as if they had been made here one by one.
     pub(crate) fn append(&mut self, later: Pending) {
-        for (PendingKey { table, pk, .. }, write) in later.writes {
-            match write {
-                PendingWrite::Entity(record) => self.entity(table, pk, record),
-                other => self.set(table, pk, other),
+        for t in later.tables {
+            let appended = t.appended;
+            for (index, (pk, slot)) in t.rows.into_iter().enumerate() {
+                match slot.record {
+                    Record::Entity(record) => self.entity(t.name, pk, record),
+                    record => {
+                        self.set(t.name, pk, record, appended_at(&appended, index));
+                    }
+                }
             }
         }
     }
 
     pub(crate) fn invalid(&mut self, table: &'static str, pk: String) {
-        self.set(table, pk, PendingWrite::Invalid);
+        self.set(table, pk, Record::Invalid, None);
     }
 
     pub(crate) fn collection(&mut self, table: &'static str, pk: String, items: Vec<Value>) {
-        self.set(table, pk, PendingWrite::Collection(items));
+        self.set(table, pk, Record::List(items), None);
     }
 
     pub(crate) fn appended(&mut self, table: &'static str, pk: String, items: Vec<Value>, front: bool) {
-        self.set(table, pk, PendingWrite::Appended { items, front });
+        self.set(table, pk, Record::List(items), Some(front));
     }
 }
 
@@ -260,10 +309,10 @@ impl<'a> NormalizeCtx<'a> {
         let was = std::mem::replace(&mut self.in_list, true);
         self.pk_fallback = None;
         let mut out = Vec::with_capacity(items.len());
-        if matches!(S::KIND, SchemaKind::Entity) {
-            // Each element writes at least one record: grow the batch once, not by doubling.
-            self.pending.writes.reserve(items.len());
-        }
+        // Each element of an entity list writes a row: once the first has, its table grows
+        // once for the rest, not by doubling.
+        let mut reserve = matches!(S::KIND, SchemaKind::Entity);
+        let len = items.len();
         let mut result = Ok(());
         for (i, item) in items.iter_mut().enumerate() {
             if item.is_null() {
@@ -271,7 +320,12 @@ impl<'a> NormalizeCtx<'a> {
             }
             match self.at(Seg::Index(i), |ctx| S::normalize(item, ctx)) {
                 Ok(Value::Null) => {}
-                Ok(v) => out.push(v),
+                Ok(v) => {
+                    out.push(v);
+                    if std::mem::take(&mut reserve) {
+                        self.pending.reserve_last(len - i - 1);
+                    }
+                }
                 Err(e) => {
                     result = Err(e);
                     break;

@@ -62,6 +62,13 @@ pub(crate) struct EntityMeta {
 }
 
 impl EntityMeta {
+    /// The meta of a pending row, which the commit replaces.
+    pub const UNSET: EntityMeta = EntityMeta {
+        fetched_at: Stamp(0),
+        written_at: Stamp(0),
+        expires_at: Stamp(0),
+    };
+
     pub fn new(fetched_at: Instant, written_at: Instant, expires_at: Instant) -> Self {
         EntityMeta {
             fetched_at: Stamp::of(fetched_at),

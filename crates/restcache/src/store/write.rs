@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
 use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
-use crate::normalize::{MAX_INPUT_DEPTH, NormalizeCtx, Pending, PendingKey, PendingWrite, dispose};
+use crate::normalize::{MAX_INPUT_DEPTH, NormalizeCtx, Pending, PendingTable, appended_at, dispose};
 use crate::schema::{Schema, SchemaKind};
 use crate::seed::BytesError;
 use crate::tables::{EntityMeta, Record, Slot, Tables};
@@ -426,20 +426,19 @@ impl Store {
     fn describe<S: Schema>(result: &Value, pending: &Pending, args: &Value, at: Instant) -> Option<S::Output> {
         let mut scratch = Tables::default();
         let meta = EntityMeta::new(at, at, at);
-        for (PendingKey { table, pk, .. }, write) in &pending.writes {
-            let record = match write {
-                PendingWrite::Entity(fields) => Record::Entity(fields.clone()),
-                PendingWrite::Invalid => Record::Invalid,
-                PendingWrite::Collection(items) | PendingWrite::Appended { items, .. } => Record::List(items.clone()),
-            };
-            scratch.get_or_create(table).1.rows.insert(
-                pk.clone(),
-                Slot {
-                    record,
-                    meta,
-                    version: 0,
-                },
-            );
+        for t in &pending.tables {
+            let rows = &mut scratch.get_or_create(t.name).1.rows;
+            for (pk, slot) in &t.rows {
+                let record = slot.record.clone();
+                rows.insert(
+                    pk.clone(),
+                    Slot {
+                        record,
+                        meta,
+                        version: 0,
+                    },
+                );
+            }
         }
         S::denormalize(result, &mut DenormalizeCtx::new(&scratch, args)).ok()
     }
@@ -545,102 +544,80 @@ impl Store {
 
 /// Applies a normalization's writes to `tables`, giving every changed record a new version.
 pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pending, meta: EntityMeta) {
-    reserve_rows(tables, &pending);
-    for (PendingKey { table, pk, hash }, write) in pending.writes {
-        let (_, t) = tables.get_or_create(table);
-        // The pk was hashed by the same hasher when the write was collected.
-        let version = match t.rows.raw_entry_mut_v1().from_key_hashed_nocheck(hash, pk.as_str()) {
-            RawEntryMut::Occupied(mut o) => {
-                let slot = o.get_mut();
-                if !apply(slot, write, meta) {
-                    continue;
-                }
+    for PendingTable {
+        name,
+        rows,
+        hashes,
+        appended,
+    } in pending.tables
+    {
+        let (_, t) = tables.get_or_create(name);
+        if t.rows.is_empty() {
+            // Every row is new: the batch's map becomes the table, nothing is moved or hashed.
+            t.rows = rows;
+            for slot in t.rows.values_mut() {
+                slot.meta = meta;
                 slot.version = Store::bump(next);
-                slot.version
+                t.version = slot.version;
             }
-            RawEntryMut::Vacant(v) => {
-                let record = match write {
-                    PendingWrite::Entity(fields) => Record::Entity(fields),
-                    PendingWrite::Invalid => Record::Invalid,
-                    PendingWrite::Collection(items) | PendingWrite::Appended { items, .. } => Record::List(items),
-                };
-                let version = Store::bump(next);
-                v.insert_hashed_nocheck(hash, pk, Slot { record, meta, version });
-                version
-            }
-        };
-        t.version = version;
-    }
-}
-
-/// Sizes each table that is still empty for the rows `pending` brings, so that a large first
-/// write fills it once instead of doubling its row storage on the way (while the pending batch
-/// is still alive). Tables that already have rows grow as usual: most writes into them merge.
-fn reserve_rows(tables: &mut Tables, pending: &Pending) {
-    // A small batch grows a table in a few cheap steps: not worth counting.
-    if pending.writes.len() < 64 {
-        return;
-    }
-    // (table, writes into it); a batch touches few tables, and consecutive writes mostly share one.
-    let mut counts: Vec<(&'static str, usize)> = Vec::new();
-    for key in pending.writes.keys() {
-        match counts
-            .iter_mut()
-            .rev()
-            .find(|(name, _)| std::ptr::eq(*name, key.table) || *name == key.table)
-        {
-            Some((_, n)) => *n += 1,
-            None => counts.push((key.table, 1)),
+            continue;
         }
-    }
-    for (table, n) in counts {
-        let rows = &mut tables.get_or_create(table).1.rows;
-        if rows.is_empty() {
-            rows.reserve_exact(n);
+        for (index, ((pk, slot), hash)) in rows.into_iter().zip(hashes).enumerate() {
+            let front = appended_at(&appended, index);
+            // The pk was hashed by the same hasher when the write was collected.
+            let version = match t.rows.raw_entry_mut_v1().from_key_hashed_nocheck(hash, pk.as_str()) {
+                RawEntryMut::Occupied(mut o) => {
+                    let stored = o.get_mut();
+                    if !apply(stored, slot.record, front, meta) {
+                        continue;
+                    }
+                    stored.version = Store::bump(next);
+                    stored.version
+                }
+                RawEntryMut::Vacant(v) => {
+                    let version = Store::bump(next);
+                    let record = slot.record;
+                    v.insert_hashed_nocheck(hash, pk, Slot { record, meta, version });
+                    version
+                }
+            };
+            t.version = version;
         }
     }
 }
 
-/// Applies one pending write to a stored slot (R-NORM-6/7/9). Returns whether the record changed.
-fn apply(slot: &mut Slot, write: PendingWrite, meta: EntityMeta) -> bool {
+/// Applies one pending write (`record`; `appended` as [`PendingTable::appended`]) to a stored
+/// slot (R-NORM-6/7/9). Returns whether the record changed.
+fn apply(slot: &mut Slot, record: Record, appended: Option<bool>, meta: EntityMeta) -> bool {
     let older = meta.fetched_at < slot.meta.fetched_at;
     let mut changed = false;
-    match (write, &mut slot.record) {
+    match (record, &mut slot.record) {
         // The same record again (a refetch of unchanged data): one comparison.
-        (PendingWrite::Entity(fields), Record::Entity(stored)) if *stored == fields => {}
+        (Record::Entity(fields), Record::Entity(stored)) if *stored == fields => {}
         // Field by field: an older write only adds the fields the record lacks.
-        (PendingWrite::Entity(fields), Record::Entity(stored)) => {
+        (Record::Entity(fields), Record::Entity(stored)) => {
             changed = stored.merge(fields, |old, new| older || old == new);
         }
         // An older push, unshift or page merges underneath: the stored list stays as it is,
         // plus the references only the older write adds (a later-started write must not make
         // it lose an entity the server created).
-        (PendingWrite::Appended { items, front }, Record::List(stored)) if older => {
+        (Record::List(items), Record::List(stored)) if older && appended.is_some() => {
             // One hash per reference (std's keyed hash: the references are the server's), not a
             // scan of the stored list per reference.
             let known: HashSet<&Value> = stored.iter().collect();
             let added: Vec<Value> = items.into_iter().filter(|r| !known.contains(r)).collect();
             drop(known);
             changed = !added.is_empty();
-            if front {
+            if appended == Some(true) {
                 stored.splice(0..0, added);
             } else {
                 stored.extend(added);
             }
         }
         (_, _) if older => {}
-        (PendingWrite::Entity(fields), record) => {
-            *record = Record::Entity(fields);
-            changed = true;
-        }
-        (PendingWrite::Invalid, record) => {
-            changed = *record != Record::Invalid;
-            *record = Record::Invalid;
-        }
-        (PendingWrite::Collection(items) | PendingWrite::Appended { items, .. }, record) => {
-            let new = Record::List(items);
-            changed = *record != new;
-            *record = new;
+        (record, stored) => {
+            changed = *stored != record;
+            *stored = record;
         }
     }
     if !older {
@@ -691,14 +668,7 @@ mod tests {
         // An older page: "b" (as the same member) and "a" are known; "x" and "y" are new.
         let items = vec![json!("x"), member("b"), json!("a"), json!("y"), json!("c")];
         let mut back = slot(stored.clone());
-        assert!(apply(
-            &mut back,
-            PendingWrite::Appended {
-                items: items.clone(),
-                front: false
-            },
-            meta(now)
-        ));
+        assert!(apply(&mut back, Record::List(items.clone()), Some(false), meta(now)));
         assert_eq!(
             back.record,
             Record::List(vec![json!("a"), member("b"), json!("c"), json!("x"), json!("y")])
@@ -709,11 +679,7 @@ mod tests {
             "the stored meta is kept"
         );
         let mut front = slot(stored.clone());
-        assert!(apply(
-            &mut front,
-            PendingWrite::Appended { items, front: true },
-            meta(now)
-        ));
+        assert!(apply(&mut front, Record::List(items), Some(true), meta(now)));
         assert_eq!(
             front.record,
             Record::List(vec![json!("x"), json!("y"), json!("a"), member("b"), json!("c")])
@@ -721,27 +687,57 @@ mod tests {
         // Nothing new: nothing changes. A member differs from a bare pk of the same text.
         let mut same = slot(stored.clone());
         let known = vec![json!("c"), member("b"), json!("a")];
-        assert!(!apply(
-            &mut same,
-            PendingWrite::Appended {
-                items: known,
-                front: false
-            },
-            meta(now)
-        ));
+        assert!(!apply(&mut same, Record::List(known), Some(false), meta(now)));
         assert_eq!(same.record, Record::List(stored.clone()));
         let mut other = slot(stored);
         let bare = vec![json!("b"), member("a")];
-        assert!(apply(
-            &mut other,
-            PendingWrite::Appended {
-                items: bare,
-                front: false
-            },
-            meta(now)
-        ));
+        assert!(apply(&mut other, Record::List(bare), Some(false), meta(now)));
         let expected = vec![json!("a"), member("b"), json!("c"), json!("b"), member("a")];
         assert_eq!(other.record, Record::List(expected));
+    }
+
+    /// R-STORE-1, R-NORM-9: a batch committed into a table that has no rows becomes that table:
+    /// its rows keep their order of first occurrence (repeats combined), each gets the commit's
+    /// meta and a version of its own, and the table's version is the last of them; the same
+    /// batch merged into a table that already has rows writes the same rows after them.
+    #[test]
+    fn r_store_1_a_batch_committed_into_an_empty_table_keeps_order_meta_and_versions() {
+        let args = json!({});
+        let body = json!([{"name": "b", "n": 1}, {"name": "a"}, {"name": "b", "n": 2}, {"name": "c"}]);
+        let mut empty = Store::new();
+        empty
+            .set_response::<Vec<Tag>>("GET /tags", &args, body.clone())
+            .unwrap();
+        let mut filled = Store::new();
+        filled
+            .set_response::<Vec<Tag>>("GET /first", &args, json!([{"name": "z"}]))
+            .unwrap();
+        filled.set_response::<Vec<Tag>>("GET /tags", &args, body).unwrap();
+
+        let snapshot = empty.snapshot();
+        let table = &snapshot["entities"]["Tag"];
+        let rows = table["rows"].as_array().unwrap();
+        let pks: Vec<&str> = rows.iter().map(|r| r["pk"].as_str().unwrap()).collect();
+        assert_eq!(pks, ["b", "a", "c"]);
+        assert_eq!(rows[0]["record"], json!({"name": "b", "n": 2}));
+        let endpoint = &snapshot["meta"][0];
+        let mut versions = Vec::new();
+        for row in rows {
+            for stamp in ["fetched_at", "written_at", "expires_at"] {
+                assert_eq!(row[stamp], endpoint[stamp], "{stamp} of {row}");
+            }
+            let version = row["version"].as_u64().unwrap();
+            assert!(version > 0 && !versions.contains(&version), "{row}");
+            versions.push(version);
+        }
+        assert_eq!(table["version"].as_u64(), versions.iter().copied().max());
+
+        let merged = filled.snapshot()["entities"]["Tag"]["rows"].clone();
+        let merged = merged.as_array().unwrap();
+        assert_eq!(merged.len(), 4);
+        for (row, same) in merged[1..].iter().zip(rows) {
+            assert_eq!((&row["pk"], &row["record"]), (&same["pk"], &same["record"]));
+        }
     }
 
     /// R-COL-4, R-PAGE-3: a push, unshift or page body reads the stored lists, so a fetch
