@@ -1,9 +1,13 @@
 //! R-NORM on response bytes (`Store::set_response_bytes`): the same writes and the same errors as
 //! parsing into a `Value` first, made in one pass.
 
+use std::time::Duration;
+
 use restcache::Error;
 use restcache::prelude::*;
+use restcache::store::WriteOptions;
 use serde_json::{Value, json};
+use tokio::time::Instant;
 
 use crate::fixtures::*;
 
@@ -19,7 +23,8 @@ pub struct Review {
     pub author: User,
 }
 
-fn record(store: &Store, table: &str, pk: &str) -> Value {
+/// `field` (`record`, `version`, …) of the row `pk` of `table` in the store's snapshot.
+fn row(store: &Store, table: &str, pk: &str, field: &str) -> Value {
     let snapshot = store.snapshot();
     let rows = snapshot["entities"][table]["rows"]
         .as_array()
@@ -27,8 +32,16 @@ fn record(store: &Store, table: &str, pk: &str) -> Value {
         .unwrap_or_default();
     rows.into_iter()
         .find(|r| r["pk"] == pk)
-        .map(|r| r["record"].clone())
+        .map(|r| r[field].clone())
         .unwrap_or(Value::Null)
+}
+
+fn record(store: &Store, table: &str, pk: &str) -> Value {
+    row(store, table, pk, "record")
+}
+
+fn version(store: &Store, table: &str, pk: &str) -> Value {
+    row(store, table, pk, "version")
 }
 
 #[test]
@@ -53,6 +66,70 @@ fn r_norm_6_from_bytes_repeats_combine_in_the_order_the_value_path_uses() {
         record(&from_bytes, "Review", "r"),
         json!({"id": "r", "author": "u", "replies": ["t"]})
     );
+}
+
+/// R-NORM-9 with R-NORM-6: a record parsed from bytes with exactly its entity's declared fields
+/// is the same record as the one a `Value` with those fields writes (neither write changes the
+/// other's version), and merges field by field with partial writes and unknown fields.
+#[test]
+fn r_norm_9_a_record_from_bytes_and_the_same_from_a_value_are_one_record() {
+    let full = json!({"id": "1", "title": "a", "completed": false, "owner": {"id": "u", "name": "n"}});
+    let bytes = serde_json::to_vec(&full).unwrap();
+    let read = |store: &Store| {
+        let cached = store.get_response::<Todo>("GET /todos/1", &()).unwrap();
+        cached.data.map(|t| (*t).clone())
+    };
+    for bytes_first in [true, false] {
+        let mut store = Store::new();
+        let write_bytes = |store: &mut Store, bytes: &[u8]| {
+            store.set_response_bytes::<Todo>("GET /todos/1", &(), bytes).unwrap();
+        };
+        let write_value = |store: &mut Store, value: Value| {
+            store.set_response::<Todo>("GET /todos/1", &(), value).unwrap();
+        };
+        if bytes_first {
+            write_bytes(&mut store, &bytes);
+        } else {
+            write_value(&mut store, full.clone());
+        }
+        let (todo, user) = (version(&store, "Todo", "1"), version(&store, "User", "u"));
+        assert!(todo.is_u64() && user.is_u64());
+        if bytes_first {
+            write_value(&mut store, full.clone());
+        } else {
+            write_bytes(&mut store, &bytes);
+        }
+        assert_eq!(version(&store, "Todo", "1"), todo, "bytes first: {bytes_first}");
+        assert_eq!(version(&store, "User", "u"), user, "bytes first: {bytes_first}");
+
+        // All the declared fields again, one changed: only that field changes.
+        write_bytes(
+            &mut store,
+            br#"{"id": "1", "title": "b", "completed": false, "owner": {"id": "u", "name": "n"}}"#,
+        );
+        assert_ne!(version(&store, "Todo", "1"), todo);
+        assert_eq!(version(&store, "User", "u"), user);
+        let expected = json!({"id": "1", "title": "b", "completed": false, "owner": "u"});
+        assert_eq!(record(&store, "Todo", "1"), expected);
+        // R-NORM-7: a write whose request started before the stored one changes no field.
+        let changed = version(&store, "Todo", "1");
+        let older = WriteOptions::new().fetched_at(Instant::now() - Duration::from_secs(60));
+        let stale = br#"{"id": "1", "title": "old", "completed": true, "owner": {"id": "u", "name": "n"}}"#;
+        store
+            .set_response_bytes_with::<Todo>("GET /todos/1", &(), stale, older)
+            .unwrap();
+        assert_eq!(record(&store, "Todo", "1"), expected);
+        assert_eq!(version(&store, "Todo", "1"), changed);
+
+        // A partial write and an unknown field merge into the record.
+        write_bytes(&mut store, br#"{"id": "1", "completed": true}"#);
+        write_value(&mut store, json!({"id": "1", "extra": [1]}));
+        let expected = json!({"id": "1", "title": "b", "completed": true, "owner": "u", "extra": [1]});
+        assert_eq!(record(&store, "Todo", "1"), expected);
+        let todo = read(&store).expect("the todo reads");
+        assert_eq!((todo.title.as_str(), todo.completed), ("b", true));
+        assert_eq!(todo.owner.map(|u| u.name).as_deref(), Some("n"));
+    }
 }
 
 #[test]

@@ -216,10 +216,18 @@ pub(crate) fn seed_impl(
             const PK_FIELD: ::core::option::Option<&'static str> = ::core::option::Option::Some(#name);
         }
     });
+    let mut names: Vec<&str> = fields
+        .iter()
+        .filter(|f| !matches!(f.kind, FieldKind::Skipped))
+        .map(|f| f.name.as_str())
+        .collect();
+    names.sort_unstable();
     quote! {
         #[automatically_derived]
         impl #impl_generics ::restcache::__private::SeedFields for #head {
             #pk_field
+
+            const NAMES: &'static [&'static str] = &[#(#names),*];
 
             fn seed_field<'de, A: ::restcache::__private::serde::de::MapAccess<'de>>(
                 #w: &mut ::restcache::__private::SeedWriter<'_, '_>,

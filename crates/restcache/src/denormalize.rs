@@ -192,7 +192,8 @@ enum Source<'s> {
 
 impl<'s> Source<'s> {
     /// The field `name`; `cursor` is where a record's previous find ended (see
-    /// [`Fields::get_from`]).
+    /// [`Fields::get_from`]). Not inlined: one copy serves every field type's reader.
+    #[inline(never)]
     fn get(self, name: &str, cursor: &mut usize) -> Option<&'s Value> {
         match self {
             Source::Fields(fields) => fields.get_from(name, cursor),

@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
-use crate::record::Fields;
+use crate::record::{Fields, Name};
 use crate::schema::{CollectionPolicy, Entity, Schema, SchemaKind};
 use crate::tables::{EntityMeta, PkHasher, Record, Slot, Table, Tables};
 
@@ -223,6 +223,9 @@ pub struct NormalizeCtx<'a> {
     pub(crate) policy: Option<&'a dyn CollectionPolicy>,
     /// A normalization error met while parsing ([`crate::seed`]), kept while serde unwinds.
     pub(crate) seed_error: Option<Error>,
+    /// Buffers for the fields of the records being parsed ([`crate::seed`]), one per level of
+    /// nesting, reused from record to record.
+    pub(crate) entries: Vec<Vec<(Name, Value)>>,
 }
 
 impl<'a> NormalizeCtx<'a> {
@@ -243,6 +246,7 @@ impl<'a> NormalizeCtx<'a> {
             pk_fallback: None,
             policy: None,
             seed_error: None,
+            entries: Vec::new(),
         }
     }
 

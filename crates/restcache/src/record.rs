@@ -1,9 +1,12 @@
-//! The stored form of an entity's fields: a vector sorted by name, one allocation per record.
+//! The stored form of an entity's fields: sorted by name, one allocation per record.
 //!
 //! A `serde_json::Map` (a `BTreeMap`) costs a ~630-byte node per record however few its fields,
-//! and a heap key per field. [`Fields`] holds `(name, value)` pairs in one vector, in the same
-//! order the map would have them, and the names a derive declares are `&'static str`, never
-//! allocated.
+//! and a heap key per field. [`Fields`] holds the fields in one allocation, in the order the map
+//! would have them. A record parsed from bytes with exactly the fields its derive declares holds
+//! only its values and shares the derive's sorted list of names; any other record holds
+//! `(name, value)` pairs, whose declared names are `&'static str`, never allocated. (A record
+//! moved in from a `Value` keeps the map's own key strings as its names: dropping them to share
+//! the declared list was measured to slow normalization at 100,000 todos about twofold.)
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -33,12 +36,48 @@ fn map_is_sorted() -> bool {
 }
 
 /// An entity record: its fields sorted by name, each name once.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct Fields(Vec<(Name, Value)>);
+#[derive(Clone, Debug)]
+pub(crate) enum Fields {
+    /// Exactly the fields a derive declares: `names` is the derive's sorted list, shared by
+    /// every record that has all of them and no other, so the record holds only its values.
+    Shaped {
+        names: &'static [&'static str],
+        values: Box<[Value]>,
+    },
+    /// Any other set of fields, as `(name, value)` pairs.
+    Pairs(Vec<(Name, Value)>),
+}
+
+impl Default for Fields {
+    fn default() -> Self {
+        Fields::Pairs(Vec::new())
+    }
+}
+
+impl PartialEq for Fields {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Fields::Shaped { names: a, values: x }, Fields::Shaped { names: b, values: y })
+                if std::ptr::eq(*a, *b) =>
+            {
+                x == y
+            }
+            _ => self.len() == other.len() && self.iter().eq(other.iter()),
+        }
+    }
+}
 
 impl Fields {
-    /// The fields of `entries`, in any order; of a repeated name, the last value is kept.
-    pub fn from_entries(mut entries: Vec<(Name, Value)>) -> Self {
+    /// The fields of `entries`, in any order; of a repeated name, the last value is kept. When
+    /// they are exactly the names of `shape` (a derive's declared names, sorted), the record
+    /// shares `shape` and holds only the values.
+    pub fn from_entries(mut entries: Vec<(Name, Value)>, shape: &'static [&'static str]) -> Self {
+        Self::from_buffer(&mut entries, shape)
+    }
+
+    /// [`from_entries`](Self::from_entries) of the pairs in `entries`, which is left empty
+    /// (with its capacity) for the next record; the record is allocated at its size.
+    pub fn from_buffer(entries: &mut Vec<(Name, Value)>, shape: &'static [&'static str]) -> Self {
         if !entries.is_sorted_by(|a, b| a.0 < b.0) {
             // Stable: repeats keep their document order; of each run the last value moves into
             // the first entry, which is the one `dedup_by` keeps.
@@ -51,104 +90,196 @@ impl Fields {
                 repeat
             });
         }
-        Fields(entries)
+        let shaped = !shape.is_empty()
+            && entries.len() == shape.len()
+            && entries.iter().zip(shape).all(|((k, _), s)| same_name(k, s));
+        if shaped {
+            Fields::Shaped {
+                names: shape,
+                values: entries.drain(..).map(|(_, v)| v).collect(),
+            }
+        } else {
+            // Moved into an allocation of their size; `entries` keeps its capacity.
+            let mut pairs = Vec::with_capacity(entries.len());
+            pairs.append(entries);
+            Fields::Pairs(pairs)
+        }
     }
 
     /// The fields of a JSON object, its keys moved.
     pub fn from_map(map: Map<String, Value>) -> Self {
         let entries = map.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect();
         if map_is_sorted() {
-            Fields(entries)
+            Fields::Pairs(entries)
         } else {
-            Self::from_entries(entries)
+            Self::from_entries(entries, &[])
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Fields::Shaped { values, .. } => values.len(),
+            Fields::Pairs(pairs) => pairs.len(),
+        }
+    }
+
+    /// The fields in name order.
+    fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        let (shaped, pairs) = match self {
+            Fields::Shaped { names, values } => (Some(names.iter().copied().zip(values.iter())), None),
+            Fields::Pairs(pairs) => (None, Some(pairs.iter().map(|(k, v)| (k.as_ref(), v)))),
+        };
+        shaped.into_iter().flatten().chain(pairs.into_iter().flatten())
+    }
+
+    /// The index of field `name`: a scan that compares lengths before bytes, cheaper than a
+    /// binary search over a record's few fields.
+    fn position(&self, name: &str) -> Option<usize> {
+        match self {
+            Fields::Shaped { names, .. } => names.iter().position(|k| same_name(k, name)),
+            Fields::Pairs(pairs) => pairs.iter().position(|(k, _)| same_name(k, name)),
+        }
+    }
+
+    fn value(&self, i: usize) -> &Value {
+        match self {
+            Fields::Shaped { values, .. } => &values[i],
+            Fields::Pairs(pairs) => &pairs[i].1,
+        }
+    }
+
+    /// The fields as `(name, value)` pairs, moved.
+    fn into_pairs(self) -> Vec<(Name, Value)> {
+        match self {
+            Fields::Shaped { names, values } => {
+                names.iter().map(|n| Cow::Borrowed(*n)).zip(values.into_vec()).collect()
+            }
+            Fields::Pairs(pairs) => pairs,
         }
     }
 
     /// The fields as a JSON object, copied.
     pub fn to_map(&self) -> Map<String, Value> {
-        self.0.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+        self.iter().map(|(k, v)| (k.to_owned(), v.clone())).collect()
     }
 
     /// The fields as a JSON object, moved.
     pub fn into_map(self) -> Map<String, Value> {
-        self.0.into_iter().map(|(k, v)| (k.into_owned(), v)).collect()
+        self.into_pairs()
+            .into_iter()
+            .map(|(k, v)| (k.into_owned(), v))
+            .collect()
     }
 
-    /// The value of the field `name`: a scan that compares lengths before bytes, cheaper than
-    /// a binary search over a record's few fields.
+    /// The value of the field `name`.
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.0.iter().find(|(k, _)| same_name(k, name)).map(|(_, v)| v)
+        self.position(name).map(|i| self.value(i))
     }
 
     /// [`get`](Self::get) for a reader that asks for several fields in name order: the field
     /// at `cursor` (just after the previous find) is tried first, so reads in name order find
     /// each field at once. Any order still finds every field.
+    #[inline(always)]
     pub fn get_from(&self, name: &str, cursor: &mut usize) -> Option<&Value> {
-        if let Some((k, v)) = self.0.get(*cursor)
-            && same_name(k, name)
-        {
-            *cursor += 1;
-            return Some(v);
+        match self {
+            Fields::Shaped { names, values } => find_from(names, |k| k, name, cursor).map(|i| &values[i]),
+            Fields::Pairs(pairs) => find_from(pairs, |(k, _)| k, name, cursor).map(|i| &pairs[i].1),
         }
-        let i = self.0.iter().position(|(k, _)| same_name(k, name))?;
-        *cursor = i + 1;
-        Some(&self.0[i].1)
     }
 
     /// [`get_from`](Self::get_from), for writing the value.
     pub fn get_mut_from(&mut self, name: &str, cursor: &mut usize) -> Option<&mut Value> {
-        let i = match self.0.get(*cursor) {
-            Some((k, _)) if same_name(k, name) => *cursor,
-            _ => self.0.iter().position(|(k, _)| same_name(k, name))?,
-        };
-        *cursor = i + 1;
-        Some(&mut self.0[i].1)
+        match self {
+            Fields::Shaped { names, values } => find_from(names, |k| k, name, cursor).map(|i| &mut values[i]),
+            Fields::Pairs(pairs) => find_from(pairs, |(k, _)| k, name, cursor).map(|i| &mut pairs[i].1),
+        }
     }
 
     #[cfg(test)]
     fn is_sorted_by_name(&self) -> bool {
-        self.0.is_sorted_by(|a, b| a.0 < b.0)
+        self.iter().is_sorted_by(|a, b| a.0 < b.0)
     }
 
     /// Writes `later`'s fields over these: a field of `later` replaces the same-named one
     /// unless `keep(stored, later)` says to keep the stored value; a name these lack is always
     /// added. Returns whether anything changed. One ordered walk of both.
     pub fn merge(&mut self, later: Fields, keep: impl Fn(&Value, &Value) -> bool) -> bool {
-        // Names already here are replaced in place; new ones are merged in at the end.
-        let mut changed = false;
-        let mut added: Vec<(Name, Value)> = Vec::new();
-        let mut i = 0;
-        for (name, value) in later.0 {
-            while i < self.0.len() && self.0[i].0.as_ref() < name.as_ref() {
-                i += 1;
-            }
-            match self.0.get_mut(i) {
-                Some((k, old)) if k.as_ref() == name.as_ref() => {
-                    if !keep(old, &value) {
-                        *old = value;
-                        changed = true;
-                    }
-                    i += 1;
+        if let (Fields::Shaped { names: a, values }, Fields::Shaped { names: b, .. }) = (&mut *self, &later)
+            && std::ptr::eq(*a, *b)
+        {
+            // The same names: value by value.
+            let mut changed = false;
+            for (old, value) in values.iter_mut().zip(later.into_pairs()) {
+                if !keep(old, &value.1) {
+                    *old = value.1;
+                    changed = true;
                 }
-                _ => added.push((name, value)),
             }
+            return changed;
         }
-        if !added.is_empty() {
-            changed = true;
-            let old = std::mem::take(&mut self.0);
-            let mut merged = Vec::with_capacity(old.len() + added.len());
-            let mut added = added.into_iter().peekable();
-            for entry in old {
-                while let Some(new) = added.next_if(|new| new.0.as_ref().cmp(entry.0.as_ref()) == Ordering::Less) {
-                    merged.push(new);
-                }
-                merged.push(entry);
-            }
-            merged.extend(added);
-            self.0 = merged;
-        }
+        let mut pairs = match std::mem::take(self) {
+            Fields::Pairs(pairs) => pairs,
+            shaped => shaped.into_pairs(),
+        };
+        let changed = merge_pairs(&mut pairs, later.into_pairs(), keep);
+        *self = Fields::Pairs(pairs);
         changed
     }
+}
+
+/// The index of the field `name` among `fields` (named by `key`) for a reader that asks for
+/// several in name order: the one at `cursor` (just after the previous find) is tried first;
+/// `cursor` moves past the field found.
+#[inline(always)]
+fn find_from<T>(fields: &[T], key: impl Fn(&T) -> &str, name: &str, cursor: &mut usize) -> Option<usize> {
+    let i = match fields.get(*cursor) {
+        Some(f) if same_name(key(f), name) => *cursor,
+        _ => fields.iter().position(|f| same_name(key(f), name))?,
+    };
+    *cursor = i + 1;
+    Some(i)
+}
+
+/// [`Fields::merge`] of two sorted pair lists.
+fn merge_pairs(
+    pairs: &mut Vec<(Name, Value)>,
+    later: Vec<(Name, Value)>,
+    keep: impl Fn(&Value, &Value) -> bool,
+) -> bool {
+    // Names already here are replaced in place; new ones are merged in at the end.
+    let mut changed = false;
+    let mut added: Vec<(Name, Value)> = Vec::new();
+    let mut i = 0;
+    for (name, value) in later {
+        while i < pairs.len() && pairs[i].0.as_ref() < name.as_ref() {
+            i += 1;
+        }
+        match pairs.get_mut(i) {
+            Some((k, old)) if k.as_ref() == name.as_ref() => {
+                if !keep(old, &value) {
+                    *old = value;
+                    changed = true;
+                }
+                i += 1;
+            }
+            _ => added.push((name, value)),
+        }
+    }
+    if !added.is_empty() {
+        changed = true;
+        let old = std::mem::take(pairs);
+        let mut merged = Vec::with_capacity(old.len() + added.len());
+        let mut added = added.into_iter().peekable();
+        for entry in old {
+            while let Some(new) = added.next_if(|new| new.0.as_ref().cmp(entry.0.as_ref()) == Ordering::Less) {
+                merged.push(new);
+            }
+            merged.push(entry);
+        }
+        merged.extend(added);
+        *pairs = merged;
+    }
+    changed
 }
 
 #[cfg(test)]
@@ -158,7 +289,7 @@ mod tests {
     use super::*;
 
     fn fields(pairs: &[(&'static str, Value)]) -> Fields {
-        Fields::from_entries(pairs.iter().map(|(k, v)| (Cow::Borrowed(*k), v.clone())).collect())
+        Fields::from_entries(pairs.iter().map(|(k, v)| (Cow::Borrowed(*k), v.clone())).collect(), &[])
     }
 
     fn map(fields: &Fields) -> Value {
@@ -242,5 +373,54 @@ mod tests {
         assert_eq!(f.get_from(&String::from("b"), &mut cursor), Some(&json!(2)));
         assert_eq!(cursor, 2);
         assert_eq!(Fields::default().get_from("a", &mut 0), None);
+    }
+
+    /// R-NORM-5/6: a record with exactly a derive's declared names shares them (holding only its
+    /// values); any other set of names is kept as pairs. Both forms hold, find, compare and
+    /// merge the same fields.
+    #[test]
+    fn r_norm_6_a_record_of_exactly_the_declared_names_shares_them() {
+        static SHAPE: [&str; 3] = ["a", "b", "c"];
+        let entries = |pairs: &[(&'static str, Value)]| -> Vec<(Name, Value)> {
+            pairs.iter().map(|(k, v)| (Cow::Borrowed(*k), v.clone())).collect()
+        };
+        let exact = Fields::from_entries(entries(&[("c", json!(3)), ("a", json!(1)), ("b", json!(2))]), &SHAPE);
+        assert!(matches!(&exact, Fields::Shaped { names, .. } if std::ptr::eq(*names, &SHAPE[..])));
+        let pairs = fields(&[("a", json!(1)), ("b", json!(2)), ("c", json!(3))]);
+        assert!(matches!(pairs, Fields::Pairs(_)));
+        assert_eq!(exact, pairs);
+        assert_eq!(pairs, exact);
+        assert_eq!(map(&exact), json!({"a": 1, "b": 2, "c": 3}));
+        assert_eq!(exact.get("b"), Some(&json!(2)));
+        assert_eq!(exact.get_from("c", &mut 0), Some(&json!(3)));
+        assert_eq!(exact.get("d"), None);
+        assert_ne!(exact, fields(&[("a", json!(1)), ("b", json!(2)), ("c", json!(4))]));
+
+        // A subset or an unknown name: pairs. The declared names, wherever their text is: shared.
+        let subset = Fields::from_entries(entries(&[("a", json!(1)), ("c", json!(3))]), &SHAPE);
+        let other = Fields::from_entries(entries(&[("a", json!(1)), ("b", json!(2)), ("d", json!(3))]), &SHAPE);
+        let owned = vec![
+            (Cow::Owned("a".to_owned()), json!(1)),
+            (Cow::Borrowed("b"), json!(2)),
+            (Cow::Borrowed("c"), json!(3)),
+        ];
+        assert!(matches!(subset, Fields::Pairs(_)));
+        assert!(matches!(other, Fields::Pairs(_)));
+        let spelled = Fields::from_entries(owned, &SHAPE);
+        assert!(matches!(spelled, Fields::Shaped { .. }));
+        assert_eq!(spelled, exact);
+
+        // Merges: shared names value by value; anything else by name.
+        let mut same = exact.clone();
+        let later = Fields::from_entries(entries(&[("a", json!(1)), ("b", json!(9)), ("c", json!(3))]), &SHAPE);
+        assert!(same.merge(later.clone(), |_, _| false));
+        assert_eq!(map(&same), json!({"a": 1, "b": 9, "c": 3}));
+        let mut kept = exact.clone();
+        assert!(!kept.merge(later, |_, _| true));
+        assert_eq!(kept, exact);
+        let mut grown = exact.clone();
+        assert!(grown.merge(fields(&[("b", json!(5)), ("d", json!(4))]), |_, _| false));
+        assert_eq!(map(&grown), json!({"a": 1, "b": 5, "c": 3, "d": 4}));
+        assert!(grown.is_sorted_by_name());
     }
 }

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::normalize::{NormalizeCtx, Pending, RecordWriter, Seg};
-use crate::record::{Fields, Name};
+use crate::record::Fields;
 use crate::schema::{Entity, Schema};
 
 /// Keeps `error` in the context and returns the serde error that unwinds the parse.
@@ -217,6 +217,10 @@ pub trait SeedFields {
     /// made a `Value` for `Entity::pk`).
     const PK_FIELD: Option<&'static str> = None;
 
+    /// The JSON names of the declared fields, sorted: a record with exactly these fields
+    /// shares this list instead of holding its names.
+    const NAMES: &'static [&'static str] = &[];
+
     /// Parses the value of `key` with [`SeedWriter::plain`], [`SeedWriter::nested`] or
     /// [`SeedWriter::other`].
     fn seed_field<'de, A: MapAccess<'de>>(
@@ -339,10 +343,12 @@ fn record<'de, T: SeedFields, D: Deserializer<'de>>(
     de: D,
     ctx: &mut NormalizeCtx<'_>,
     entity: Option<&'static str>,
+    shape: &'static [&'static str],
 ) -> Result<Fields, D::Error> {
     de.deserialize_any(ObjectVisitor::<T> {
         ctx,
         entity,
+        shape,
         fields: PhantomData,
     })
 }
@@ -350,6 +356,8 @@ fn record<'de, T: SeedFields, D: Deserializer<'de>>(
 struct ObjectVisitor<'c, 'a, T> {
     ctx: &'c mut NormalizeCtx<'a>,
     entity: Option<&'static str>,
+    /// The names a record shares when it has exactly them ([`Fields::from_entries`]).
+    shape: &'static [&'static str],
     fields: PhantomData<T>,
 }
 
@@ -377,11 +385,13 @@ impl<'de, T: SeedFields> Visitor<'de> for ObjectVisitor<'_, '_, T> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let ObjectVisitor { ctx, entity, .. } = self;
+        let ObjectVisitor { ctx, entity, shape, .. } = self;
         if let Err(e) = ctx.check_depth() {
             return Err(fail(ctx, e));
         }
-        let mut entries: Vec<(Name, Value)> = Vec::new();
+        // A record's fields are collected in a buffer that the next record reuses; the record
+        // itself is then allocated once, at its size.
+        let mut entries = ctx.entries.pop().unwrap_or_default();
         let mut w = SeedWriter {
             ctx,
             entity,
@@ -396,9 +406,9 @@ impl<'de, T: SeedFields> Visitor<'de> for ObjectVisitor<'_, '_, T> {
             };
             entries.push((name, value));
         }
-        entries.shrink_to_fit();
-        let fields = Fields::from_entries(entries);
+        let fields = Fields::from_buffer(&mut entries, shape);
         let SeedWriter { ctx, mut held, .. } = w;
+        ctx.entries.push(entries);
         if held.is_empty() {
             return Ok(fields);
         }
@@ -463,7 +473,7 @@ impl<'de> Visitor<'de> for KeySeed {
 #[doc(hidden)]
 pub fn object<'de, T: SeedFields, D: Deserializer<'de>>(de: D, ctx: &mut NormalizeCtx<'_>) -> Result<Value, D::Error> {
     ctx.pk_fallback = None;
-    record::<T, D>(de, ctx, None).map(|fields| Value::Object(fields.into_map()))
+    record::<T, D>(de, ctx, None, &[]).map(|fields| Value::Object(fields.into_map()))
 }
 
 /// `normalize_seed` of a derived entity: its record, then its pk, then its pending write.
@@ -474,7 +484,7 @@ pub fn entity<'de, E: Entity + SeedFields, D: Deserializer<'de>>(
 ) -> Result<Value, D::Error> {
     let fallback = ctx.pk_fallback.take();
     ctx.entity_depth += 1;
-    let record = record::<E, D>(de, ctx, Some(E::KEY));
+    let record = record::<E, D>(de, ctx, Some(E::KEY), E::NAMES);
     ctx.entity_depth -= 1;
     let record = record?;
     let pk = match E::PK_FIELD {
