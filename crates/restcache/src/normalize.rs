@@ -111,6 +111,8 @@ pub(crate) fn appended_at(appended: &[(usize, bool)], index: usize) -> Option<bo
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Pending {
     pub tables: Vec<PendingTable>,
+    /// The index of the table written last.
+    last: usize,
 }
 
 impl Pending {
@@ -124,13 +126,14 @@ impl Pending {
             self.tables.push(PendingTable::new(name));
             self.tables.len() - 1
         });
+        self.last = i;
         &mut self.tables[i]
     }
 
     /// Makes room for `n` more rows in the table written last (a list of entities writes one
     /// row per element into the table its first element wrote).
     pub(crate) fn reserve_last(&mut self, n: usize) {
-        if let Some(t) = self.tables.last_mut() {
+        if let Some(t) = self.tables.get_mut(self.last) {
             t.rows.reserve(n);
             t.hashes.reserve(n);
         }
@@ -618,5 +621,21 @@ mod tests {
             assert_eq!(number_string(n), n.to_string(), "{text}");
             assert_eq!(pk_string(Some(&v)).as_deref(), Some(n.to_string().as_str()), "{text}");
         }
+    }
+
+    /// A list of entities grows the table its first element wrote last, once, wherever that
+    /// table is in the batch (rows of other tables are reserved nowhere).
+    #[test]
+    fn a_list_reserves_rows_in_the_table_written_last() {
+        let mut pending = Pending::default();
+        for (table, pk) in [("Todo", "0"), ("User", "u"), ("Tag", "t"), ("User", "v")] {
+            pending.entity(table, pk.to_owned(), Fields::default());
+        }
+        pending.reserve_last(1_000);
+        let capacity = |name: &str| pending.tables.iter().find(|t| t.name == name).unwrap().rows.capacity();
+        assert!(capacity("User") >= 1_002, "{}", capacity("User"));
+        assert!(capacity("Todo") < 1_000 && capacity("Tag") < 1_000);
+        let names: Vec<&str> = pending.tables.iter().map(|t| t.name).collect();
+        assert_eq!(names, ["Todo", "User", "Tag"]);
     }
 }
