@@ -62,6 +62,7 @@ impl PartialEq for Fields {
             {
                 x == y
             }
+            (Fields::Pairs(a), Fields::Pairs(b)) => a == b,
             _ => self.len() == other.len() && self.iter().eq(other.iter()),
         }
     }
