@@ -233,9 +233,16 @@ pub(crate) fn get_hashed<'m, V>(map: &'m KeyMap<V>, hash: u64, key: &str) -> Opt
 
 /// Converts call args to an object (SPEC §0): `()` and `null` are `{}`.
 pub(crate) fn args_map(args: &impl Serialize) -> Result<Map<String, Value>, Error> {
+    match args_value(args)? {
+        Value::Object(m) => Ok(m),
+        _ => Ok(Map::new()),
+    }
+}
+
+/// [`args_map`] as a `Value`: an object, or `Null` standing for `{}` (which costs no map).
+pub(crate) fn args_value(args: &impl Serialize) -> Result<Value, Error> {
     match serde_json::to_value(args) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(Value::Null) => Ok(Map::new()),
+        Ok(v @ (Value::Object(_) | Value::Null)) => Ok(v),
         Ok(other) => Err(Error::InvalidArgs {
             reason: format!(
                 "args must serialize to an object, not {}",

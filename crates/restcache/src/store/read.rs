@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
 
-use super::{Cached, ExpiryStatus, KeyMap, Store, args_map, get_hashed, key_hash};
+use super::{Cached, ExpiryStatus, KeyMap, Store, args_map, args_value, get_hashed, key_hash};
 use crate::denormalize::{DenormalizeCtx, Deps};
 use crate::error::Error;
 use crate::schema::{Registry, Schema};
@@ -30,12 +30,53 @@ pub(super) enum Found {
 pub(super) struct MemoEntry {
     schema: TypeId,
     epoch: u64,
+    /// The store version this entry was last found current at; `view` is that version's.
     checked_at: u64,
     result_version: Option<u64>,
     /// Query-mode reads depend on the args too.
     args: Option<Value>,
     deps: Deps,
     found: Found,
+    view: View,
+}
+
+impl MemoEntry {
+    /// Whether this entry answers a read of these `args` at the store's `epoch` and `version`
+    /// without looking at anything else: it was found current at that very version, when the
+    /// store held what it holds now (every change bumps the version).
+    fn answers(&self, epoch: u64, version: u64, args: &Value) -> bool {
+        self.epoch == epoch
+            && self.checked_at == version
+            && (self.result_version.is_some()
+                || match (&self.args, args) {
+                    (Some(Value::Object(a)), Value::Object(b)) => a == b,
+                    (Some(Value::Object(a)), _) => a.is_empty(),
+                    _ => false,
+                })
+    }
+
+    /// The read this entry stands for.
+    fn answer<T: Send + Sync + 'static>(&self) -> Answer<T> {
+        let data = match &self.found {
+            Found::Data(any) => Arc::clone(any).downcast::<T>().ok(),
+            Found::Invalid | Found::Nothing => None,
+        };
+        (data, self.view.clone())
+    }
+}
+
+/// What a read answers: its data, and its [`View`].
+type Answer<T> = (Option<Arc<T>>, View);
+
+/// What a read answers besides its data, from the key's meta (R-GET-4): the same until the store
+/// changes, so a memoized read keeps it with its data.
+#[derive(Clone)]
+pub(super) struct View {
+    expires_at: Option<Instant>,
+    /// Invalid whether or not the endpoint is `invalid_if_stale`.
+    invalid: bool,
+    /// Boxed: most reads have none, and a view is copied out of the memo by every read.
+    error: Option<Box<Error>>,
 }
 
 #[derive(Default)]
@@ -107,41 +148,58 @@ impl Store {
         args: &impl Serialize,
         invalid_if_stale: bool,
     ) -> Result<Cached<S::Output>, Error> {
-        let args = args_map(args)?;
-        let hash = key_hash(key);
-        let read = self.read::<S>(key, hash, args)?;
-        let meta = get_hashed(&self.meta, hash, key);
-        let expires_at = match meta {
-            Some(m) => m.expires_at,
-            None => read.touched_expiry,
-        };
-        let status = if meta.is_some_and(|m| m.invalidated) || read.invalid && meta.is_none_or(|m| m.error.is_none()) {
+        let args = args_value(args)?;
+        let (data, view) = self.read::<S>(key, key_hash(key), args)?;
+        let status = if view.invalid {
             ExpiryStatus::Invalid
-        } else if read.data.is_none() || invalid_if_stale {
+        } else if data.is_none() || invalid_if_stale {
             ExpiryStatus::InvalidIfStale
         } else {
             ExpiryStatus::Valid
         };
         Ok(Cached {
-            data: read.data,
+            data,
             status,
-            expires_at,
-            error: meta.and_then(|m| m.error.clone()),
+            expires_at: view.expires_at,
+            error: view.error.map(|e| *e),
         })
     }
 
-    /// Checks `S` and reads `key` under one lock of the memo.
-    fn read<S: Schema>(&self, key: &str, hash: u64, args: Map<String, Value>) -> Result<Read<S::Output>, Error> {
+    /// The [`View`] of a read of `key` that found `read`.
+    fn view<T>(&self, key: &str, hash: u64, read: &Read<T>) -> View {
+        let meta = get_hashed(&self.meta, hash, key);
+        View {
+            expires_at: match meta {
+                Some(m) => m.expires_at,
+                None => read.touched_expiry,
+            },
+            invalid: meta.is_some_and(|m| m.invalidated) || read.invalid && meta.is_none_or(|m| m.error.is_none()),
+            error: meta.and_then(|m| m.error.clone()).map(Box::new),
+        }
+    }
+
+    /// Checks `S` and reads `key` under one lock of the memo: its data and [`View`].
+    ///
+    /// `args` is an object, or `Null` for `{}` ([`args_value`]).
+    fn read<S: Schema>(&self, key: &str, hash: u64, args: Value) -> Result<Answer<S::Output>, Error> {
         let mut memo = self.memo.lock();
+        let schema = TypeId::of::<S>();
+        // Nothing has changed since this read was last answered: the same answer, without
+        // looking up the key's result and meta again (nor checking `S`, which an entry of
+        // `S` has passed).
+        if let Some(e) = get_hashed(&memo.entries, hash, key).and_then(|es| es.iter().find(|e| e.schema == schema))
+            && e.answers(self.epoch, self.version, &args)
+        {
+            return Ok(e.answer());
+        }
         memo.check_schema::<S>()?;
         let result = self.read_result_hashed(key, hash);
         let result_version = result.map(|r| r.version);
-        let query_args = if result.is_none() {
-            Some(Value::Object(args))
-        } else {
-            None
+        let query_args = match args {
+            _ if result.is_some() => None,
+            Value::Object(_) => Some(args),
+            _ => Some(Value::Object(Map::new())),
         };
-        let schema = TypeId::of::<S>();
         let entries = match memo.entries.raw_entry_mut_v1().from_key_hashed_nocheck(hash, key) {
             RawEntryMut::Occupied(o) => Some(o.into_mut()),
             RawEntryMut::Vacant(_) => None,
@@ -155,8 +213,11 @@ impl Store {
                     && (e.checked_at == self.version || e.deps.current(self.read_tables()))
             });
         if let Some(e) = cached {
+            // Current, but the store changed: the key's meta may have.
+            let read = self.found::<S>(&e.found, &e.deps, result.is_none());
+            e.view = self.view(key, hash, &read);
             e.checked_at = self.version;
-            return Ok(self.found::<S>(&e.found, &e.deps, result.is_none()));
+            return Ok((read.data, e.view.clone()));
         }
 
         let empty = Value::Object(Map::new());
@@ -171,6 +232,8 @@ impl Store {
             Some(Err(_)) => Found::Invalid,
             None => Found::Nothing,
         };
+        let read = self.found::<S>(&found, &deps, result.is_none());
+        let view = self.view(key, hash, &read);
         let entry = MemoEntry {
             schema,
             epoch: self.epoch,
@@ -179,8 +242,8 @@ impl Store {
             args: query_args,
             deps,
             found,
+            view: view.clone(),
         };
-        let read = self.found::<S>(&entry.found, &entry.deps, result.is_none());
         let entries = match memo.entries.raw_entry_mut_v1().from_key_hashed_nocheck(hash, key) {
             RawEntryMut::Occupied(o) => o.into_mut(),
             RawEntryMut::Vacant(v) => v.insert_hashed_nocheck(hash, key.to_owned(), Vec::new()).1,
@@ -189,7 +252,7 @@ impl Store {
             Some(old) => *old = entry,
             None => entries.push(entry),
         }
-        Ok(read)
+        Ok((read.data, view))
     }
 
     /// Benchmarks only: reads `key` without the memo (every call builds the output anew).
