@@ -205,19 +205,26 @@ impl Fields {
     /// unless `keep(stored, later)` says to keep the stored value; a name these lack is always
     /// added. Returns whether anything changed. One ordered walk of both.
     pub fn merge(&mut self, later: Fields, keep: impl Fn(&Value, &Value) -> bool) -> bool {
-        if let (Fields::Shaped { names: a, values }, Fields::Shaped { names: b, .. }) = (&mut *self, &later)
-            && std::ptr::eq(*a, *b)
-        {
-            // The same names: value by value.
-            let mut changed = false;
-            for (old, value) in values.iter_mut().zip(later.into_pairs()) {
-                if !keep(old, &value.1) {
-                    *old = value.1;
-                    changed = true;
+        let later = match (&mut *self, later) {
+            (
+                Fields::Shaped { names, values },
+                Fields::Shaped {
+                    names: same,
+                    values: new,
+                },
+            ) if std::ptr::eq(*names, same) => {
+                // The same names: value by value.
+                let mut changed = false;
+                for (old, value) in values.iter_mut().zip(new.into_vec()) {
+                    if !keep(old, &value) {
+                        *old = value;
+                        changed = true;
+                    }
                 }
+                return changed;
             }
-            return changed;
-        }
+            (_, later) => later,
+        };
         let mut pairs = match std::mem::take(self) {
             Fields::Pairs(pairs) => pairs,
             shaped => shaped.into_pairs(),
