@@ -427,17 +427,12 @@ impl Store {
         let mut scratch = Tables::default();
         let meta = EntityMeta::new(at, at, at);
         for t in &pending.tables {
+            // The batch's rows are already a table's rows (version 0): copied whole, not
+            // hashed again one by one.
             let rows = &mut scratch.get_or_create(t.name).1.rows;
-            for (pk, slot) in &t.rows {
-                let record = slot.record.clone();
-                rows.insert(
-                    pk.clone(),
-                    Slot {
-                        record,
-                        meta,
-                        version: 0,
-                    },
-                );
+            *rows = t.rows.clone();
+            for slot in rows.values_mut() {
+                slot.meta = meta;
             }
         }
         S::denormalize(result, &mut DenormalizeCtx::new(&scratch, args)).ok()
