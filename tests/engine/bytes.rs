@@ -36,6 +36,17 @@ fn row(store: &Store, table: &str, pk: &str, field: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// Two stores, each holding `bytes` written under `key`: from the bytes, and from the `Value`
+/// they parse to.
+fn written_both_ways<S: restcache::schema::Schema>(key: &str, bytes: &[u8]) -> (Store, Store) {
+    let mut from_bytes = Store::new();
+    from_bytes.set_response_bytes::<S>(key, &(), bytes).unwrap();
+    let mut from_value = Store::new();
+    let value: Value = serde_json::from_slice(bytes).unwrap();
+    from_value.set_response::<S>(key, &(), value).unwrap();
+    (from_bytes, from_value)
+}
+
 fn record(store: &Store, table: &str, pk: &str) -> Value {
     row(store, table, pk, "record")
 }
@@ -48,13 +59,7 @@ fn version(store: &Store, table: &str, pk: &str) -> Value {
 fn r_norm_6_from_bytes_repeats_combine_in_the_order_the_value_path_uses() {
     let bytes = br#"{"replies": [{"id": "t", "owner": {"id": "u", "name": "late"}}],
                      "id": "r", "author": {"id": "u", "name": "early", "email": "u@x"}}"#;
-    let mut from_bytes = Store::new();
-    from_bytes
-        .set_response_bytes::<Review>("GET /reviews/r", &(), bytes)
-        .unwrap();
-    let mut from_value = Store::new();
-    let value: Value = serde_json::from_slice(bytes).unwrap();
-    from_value.set_response::<Review>("GET /reviews/r", &(), value).unwrap();
+    let (from_bytes, from_value) = written_both_ways::<Review>("GET /reviews/r", bytes);
 
     // Declaration order (replies, then author), which is these bytes' order too, not the keys'
     // order: the author comes later, and its name wins.
@@ -255,15 +260,7 @@ pub struct Membership {
 #[test]
 fn r_norm_3_from_bytes_a_pk_function_sees_the_input_object() {
     let bytes = br#"{"role": "admin", "user": {"id": "u", "name": "Ada"}}"#;
-    let mut from_bytes = Store::new();
-    from_bytes
-        .set_response_bytes::<Membership>("GET /memberships/u", &(), bytes)
-        .unwrap();
-    let mut from_value = Store::new();
-    let value: Value = serde_json::from_slice(bytes).unwrap();
-    from_value
-        .set_response::<Membership>("GET /memberships/u", &(), value)
-        .unwrap();
+    let (from_bytes, from_value) = written_both_ways::<Membership>("GET /memberships/u", bytes);
     let expected = json!({"role": "admin", "user": "u"});
     assert_eq!(record(&from_value, "Membership", "u"), expected);
     assert_eq!(record(&from_bytes, "Membership", "u"), expected);
