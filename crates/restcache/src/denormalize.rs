@@ -7,7 +7,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::record::Fields;
+use crate::record::{Fields, same_bytes};
 use crate::schema::{Entity, Schema};
 use crate::tables::{Record, Slot, TableId, Tables};
 
@@ -101,7 +101,7 @@ impl<'s> DenormalizeCtx<'s> {
             let next = self.next_rows[id as usize % HINTS] as usize;
             let at = |row: usize| {
                 rows.get_index(row)
-                    .filter(|(k, _)| k.as_str() == pk)
+                    .filter(|(k, _)| same_bytes(k, pk))
                     .map(|(_, s)| (row, s))
             };
             at(next)
