@@ -88,6 +88,76 @@ fn r_read_1_references_resolve_to_their_own_records_in_any_order() {
     }
 }
 
+/// R-READ-1/2 over a table and a list long enough for reads to ask for rows ahead of themselves
+/// (from 4,096 rows, `prefetch`): every row resolves to its own record to the very end of its
+/// table, whichever way the records were written (from bytes, holding only their values, or from
+/// a `Value`, holding their names), in the written order, reversed, and through `All`. INVALID
+/// rows (among them the table's last ones), records lacking fields and empty strings read as they
+/// do in a short list.
+#[test]
+fn r_read_1_long_lists_resolve_every_row_to_the_tables_end_however_written() {
+    let n = 5_000;
+    let owner = |i: usize| {
+        let u = i % 7;
+        json!({"id": format!("u{u}"), "name": if u == 0 { String::new() } else { format!("user {u}") }})
+    };
+    let item = |i: usize| match i % 5 {
+        1 => json!({"id": i.to_string()}),
+        _ => {
+            json!({"id": i.to_string(), "title": if i.is_multiple_of(5) { String::new() } else { format!("title {i}") },
+                    "completed": i.is_multiple_of(2), "owner": owner(i)})
+        }
+    };
+    let forward: Vec<Value> = (0..n).map(item).collect();
+    let reversed: Vec<Value> = (0..n).rev().map(item).collect();
+    let gone_todos = ["7", "4998", "4999"];
+    let expected = |order: &mut dyn Iterator<Item = usize>| -> Vec<Todo> {
+        order
+            .filter(|i| !gone_todos.contains(&i.to_string().as_str()))
+            .map(|i| {
+                serde_json::from_value::<Todo>(item(i)).unwrap_or_else(|_| Todo {
+                    id: i.to_string(),
+                    ..Todo::default()
+                })
+            })
+            .map(|mut t| {
+                // The invalidated user leaves its todos' Option fields empty.
+                if t.owner.as_ref().is_some_and(|u| u.id == "u3") {
+                    t.owner = None;
+                }
+                t
+            })
+            .collect()
+    };
+    for from_bytes in [true, false] {
+        let mut store = Store::new();
+        for (key, body) in [("GET /todos", &forward), ("GET /todos?desc", &reversed)] {
+            if from_bytes {
+                let bytes = serde_json::to_vec(body).unwrap();
+                store.set_response_bytes::<Vec<Todo>>(key, &(), &bytes).unwrap();
+            } else {
+                store
+                    .set_response::<Vec<Todo>>(key, &(), Value::Array(body.clone()))
+                    .unwrap();
+            }
+        }
+        for id in gone_todos {
+            store
+                .set_response::<Invalidate<Todo>>(&format!("DELETE /todos/{id}"), &(), &json!(id))
+                .unwrap();
+        }
+        store
+            .set_response::<Invalidate<User>>("DELETE /users/u3", &(), &json!("u3"))
+            .unwrap();
+        let forward_read = data::<Vec<Todo>>(&store, "GET /todos", &json!({}));
+        assert_eq!(*forward_read, expected(&mut (0..n)), "from bytes: {from_bytes}");
+        let reversed_read = data::<Vec<Todo>>(&store, "GET /todos?desc", &json!({}));
+        assert_eq!(*reversed_read, expected(&mut (0..n).rev()), "from bytes: {from_bytes}");
+        let all = data::<All<Todo>>(&store, "GET /all-todos", &json!({}));
+        assert_eq!(all.to_vec(), expected(&mut (0..n)), "from bytes: {from_bytes}");
+    }
+}
+
 #[test]
 fn r_read_2_unresolved_list_elements_are_dropped_and_options_become_none() {
     let mut store = Store::new();

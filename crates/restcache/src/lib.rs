@@ -63,11 +63,13 @@
 //! - [`Controller`]: fetch, suspense, subscribe, invalidate, expire, reset, optimistic updates.
 //! - [`Store`]: the normalized cache itself, synchronous and free of I/O.
 #![warn(missing_docs)]
+#![deny(unsafe_code)]
 
 pub mod controller;
 mod denormalize;
 mod error;
 mod normalize;
+mod prefetch;
 mod record;
 pub mod rest;
 pub mod schema;
