@@ -91,9 +91,9 @@ fn r_read_1_references_resolve_to_their_own_records_in_any_order() {
 /// R-READ-1/2 over a table and a list long enough for reads to ask for rows ahead of themselves
 /// (from 4,096 rows, `prefetch`): every row resolves to its own record to the very end of its
 /// table, whichever way the records were written (from bytes, holding only their values, or from
-/// a `Value`, holding their names), in the written order, reversed, and through `All`. INVALID
-/// rows (among them the table's last ones), records lacking fields and empty strings read as they
-/// do in a short list.
+/// a `Value`, holding their names), in the written order, reversed, as a collection and through
+/// `All`. INVALID rows (among them the table's last one), records lacking fields and empty
+/// strings read as they do in a short list.
 #[test]
 fn r_read_1_long_lists_resolve_every_row_to_the_tables_end_however_written() {
     let n = 5_000;
@@ -110,7 +110,8 @@ fn r_read_1_long_lists_resolve_every_row_to_the_tables_end_however_written() {
     };
     let forward: Vec<Value> = (0..n).map(item).collect();
     let reversed: Vec<Value> = (0..n).rev().map(item).collect();
-    let gone_todos = ["7", "4998", "4999"];
+    // The last row INVALID, the one before it not: every look-ahead distance reaches past the end.
+    let gone_todos = ["7", "4997", "4999"];
     let expected = |order: &mut dyn Iterator<Item = usize>| -> Vec<Todo> {
         order
             .filter(|i| !gone_todos.contains(&i.to_string().as_str()))
@@ -141,6 +142,10 @@ fn r_read_1_long_lists_resolve_every_row_to_the_tables_end_however_written() {
                     .unwrap();
             }
         }
+        // The same list as a collection (its own record of references).
+        store
+            .set_response::<TodoList>("GET /todo-list", &(), Value::Array(forward.clone()))
+            .unwrap();
         for id in gone_todos {
             store
                 .set_response::<Invalidate<Todo>>(&format!("DELETE /todos/{id}"), &(), &json!(id))
@@ -153,6 +158,8 @@ fn r_read_1_long_lists_resolve_every_row_to_the_tables_end_however_written() {
         assert_eq!(*forward_read, expected(&mut (0..n)), "from bytes: {from_bytes}");
         let reversed_read = data::<Vec<Todo>>(&store, "GET /todos?desc", &json!({}));
         assert_eq!(*reversed_read, expected(&mut (0..n).rev()), "from bytes: {from_bytes}");
+        let collection = data::<TodoList>(&store, "GET /todo-list", &json!({}));
+        assert_eq!(*collection, expected(&mut (0..n)), "from bytes: {from_bytes}");
         let all = data::<All<Todo>>(&store, "GET /all-todos", &json!({}));
         assert_eq!(all.to_vec(), expected(&mut (0..n)), "from bytes: {from_bytes}");
     }

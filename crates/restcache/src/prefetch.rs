@@ -1,10 +1,10 @@
 //! Prefetch hints for reads that walk many rows.
 //!
 //! A read of a long list finds its entities in consecutive rows (see
-//! [`DenormalizeCtx::slot`](crate::denormalize::DenormalizeCtx)), but each row's pk, record and
-//! strings are separate heap blocks: past a few thousand rows, nearly every one is a cache miss,
-//! waited for one after the other. Asking for the rows a read is about to reach, while it builds
-//! the current one, lets those loads overlap with its work.
+//! [`DenormalizeCtx::slot`](crate::denormalize::DenormalizeCtx::slot)), but each row's pk, record
+//! and strings are separate heap blocks: past a few thousand rows, nearly every one is a cache
+//! miss, waited for one after the other. Asking for the rows a read is about to reach, while it
+//! builds the current one, lets those loads overlap with its work.
 
 use serde_json::Value;
 
@@ -15,20 +15,34 @@ pub(crate) const MIN_ROWS: usize = 4_096;
 /// Asks the CPU to start loading the cache line holding `p`, without waiting for it.
 ///
 /// A hint only: nothing is read that the program can observe, and no address faults. A no-op
-/// on targets other than x86_64.
+/// on targets other than x86_64 with SSE.
 #[inline(always)]
 pub(crate) fn line<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetch` neither reads memory the program observes nor faults, whatever the
-    // address (the CPU drops a hint it cannot serve); its one target feature, SSE, is part of
-    // every x86_64 target.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+    // SAFETY: `_mm_prefetch` needs SSE, which the `cfg` above guarantees; and it neither reads
+    // memory the program observes nor faults, whatever the address (the CPU drops a hint it
+    // cannot serve).
     #[allow(unsafe_code)]
     unsafe {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
         _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
     let _ = p;
+}
+
+/// How many items ahead a list's read asks for an item's pk.
+const ITEMS_AHEAD: usize = 6;
+
+/// While item `i` of a stored list is read: asks for the pk of the item [`ITEMS_AHEAD`] on,
+/// whose lookup will compare its bytes, when the list has [`MIN_ROWS`] items or more.
+#[inline(always)]
+pub(crate) fn item_after(items: &[Value], i: usize) {
+    if items.len() >= MIN_ROWS
+        && let Some(ahead) = items.get(i + ITEMS_AHEAD)
+    {
+        string(ahead);
+    }
 }
 
 /// The heap bytes of a string value (nothing for an empty one, which owns no block).

@@ -32,8 +32,16 @@ pub(crate) fn same_bytes(a: &str, b: &str) -> bool {
     if n != b.len() {
         return false;
     }
-    let word8 = |s: &[u8], at: usize| u64::from_ne_bytes(s[at..at + 8].try_into().unwrap_or_default());
-    let word4 = |s: &[u8], at: usize| u32::from_ne_bytes(s[at..at + 4].try_into().unwrap_or_default());
+    let word8 = |s: &[u8], at: usize| {
+        let mut word = [0; 8];
+        word.copy_from_slice(&s[at..at + 8]);
+        u64::from_ne_bytes(word)
+    };
+    let word4 = |s: &[u8], at: usize| {
+        let mut word = [0; 4];
+        word.copy_from_slice(&s[at..at + 4]);
+        u32::from_ne_bytes(word)
+    };
     match n {
         0 => true,
         1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
@@ -192,7 +200,7 @@ impl Fields {
             .collect()
     }
 
-    /// A prefetch hint for this record's own block, whose pointers
+    /// A prefetch hint for the first cache line of this record's own block, whose pointers
     /// [`prefetch_strings`](Self::prefetch_strings) follows later.
     #[inline(always)]
     pub fn prefetch_block(&self) {

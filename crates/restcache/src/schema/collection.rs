@@ -211,16 +211,17 @@ fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>)
     let Record::List(refs) = &slot.record else {
         return Err(Unresolved);
     };
-    Ok(refs
-        .iter()
-        .filter_map(|r| {
-            if r.is_object() {
-                T::from_passthrough(r)
-            } else {
-                T::denormalize(r, ctx).ok()
-            }
-        })
-        .collect())
+    let mut out = Vec::with_capacity(refs.len());
+    for (i, r) in refs.iter().enumerate() {
+        crate::prefetch::item_after(refs, i);
+        let item = if r.is_object() {
+            T::from_passthrough(r)
+        } else {
+            T::denormalize(r, ctx).ok()
+        };
+        out.extend(item);
+    }
+    Ok(out)
 }
 
 impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T>, P> {

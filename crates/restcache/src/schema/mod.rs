@@ -30,9 +30,6 @@ pub mod union_impl {
 
 use serde_json::Value;
 
-/// How many items ahead a list's read asks for an item's pk (see `crate::prefetch`).
-const ITEMS_AHEAD: usize = 6;
-
 pub use self::all::All;
 pub use self::collection::{
     Collection, CollectionInfo, CollectionPolicy, DefaultCollectionPolicy, ListSchema, Page, Push, Unshift,
@@ -210,16 +207,8 @@ impl<S: Schema> Schema for Vec<S> {
         };
         // Sized for every element: only unresolved ones (dropped) leave capacity unused.
         let mut out = Vec::with_capacity(items.len());
-        if items.len() < crate::prefetch::MIN_ROWS {
-            out.extend(items.iter().filter_map(|v| S::denormalize(v, ctx).ok()));
-            return Ok(out);
-        }
         for (i, item) in items.iter().enumerate() {
-            // A long list of entities holds pks: ask for the bytes of the one a few items on,
-            // which its lookup will compare (see `crate::prefetch`).
-            if let Some(ahead) = items.get(i + ITEMS_AHEAD) {
-                crate::prefetch::string(ahead);
-            }
+            crate::prefetch::item_after(items, i);
             if let Ok(v) = S::denormalize(item, ctx) {
                 out.push(v);
             }
