@@ -12,6 +12,17 @@ use serde_json::Value;
 /// caches, where the hints would only cost instructions (about 3% of a read of 1,000 todos).
 pub(crate) const MIN_ROWS: usize = 4_096;
 
+/// How many rows ahead of a read of a table it asks for a row's pk and record
+/// ([`Table::prefetch_after`](crate::tables::Table::prefetch_after)). Tried: 3, 6 and 10, with
+/// [`STRINGS_AHEAD`] at 1, 2 and 4; 6 and 2 were the best at 100,000 and 1,000,000 todos.
+pub(crate) const ROWS_AHEAD: usize = 6;
+
+/// How many rows ahead of a read of a table it asks for a record's strings.
+pub(crate) const STRINGS_AHEAD: usize = 2;
+
+/// How many items ahead a read of a list asks for an item's pk ([`item_after`]).
+const ITEMS_AHEAD: usize = 6;
+
 /// Asks the CPU to start loading the cache line holding `p`, without waiting for it.
 ///
 /// A hint only: nothing is read that the program can observe, and no address faults. A no-op
@@ -30,9 +41,6 @@ pub(crate) fn line<T>(p: *const T) {
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
     let _ = p;
 }
-
-/// How many items ahead a list's read asks for an item's pk.
-const ITEMS_AHEAD: usize = 6;
 
 /// While item `i` of a stored list is read: asks for the pk of the item [`ITEMS_AHEAD`] on,
 /// whose lookup will compare its bytes, when the list has [`MIN_ROWS`] items or more.

@@ -12,6 +12,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use tokio::time::Instant;
 
+use crate::prefetch::{MIN_ROWS, ROWS_AHEAD, STRINGS_AHEAD};
 use crate::record::Fields;
 
 pub(crate) type TableId = u32;
@@ -128,12 +129,11 @@ pub(crate) struct Table {
 impl Table {
     /// Prefetch hints for the rows a read in table order reaches after `row`: the pk and the
     /// record's block of the row [`ROWS_AHEAD`] on, whose loads then have that many rows' work
-    /// to arrive in; and the strings of the row two on, whose record's block was asked for
-    /// rows ago. None for a table too small to leave the caches
-    /// ([`MIN_ROWS`](crate::prefetch::MIN_ROWS)).
+    /// to arrive in; and the strings of the row [`STRINGS_AHEAD`] on, whose record's block was
+    /// asked for rows ago. None for a table too small to leave the caches ([`MIN_ROWS`]).
     #[inline]
     pub fn prefetch_after(&self, row: usize) {
-        if self.rows.len() < crate::prefetch::MIN_ROWS {
+        if self.rows.len() < MIN_ROWS {
             return;
         }
         if let Some((pk, slot)) = self.rows.get_index(row + ROWS_AHEAD) {
@@ -149,14 +149,6 @@ impl Table {
         }
     }
 }
-
-/// How many rows ahead of a read [`Table::prefetch_after`] asks for a row's pk and record
-/// (tried: 3, 6 and 10 with the strings at 1, 2 and 4; 6 and 2 were best at 100,000 and
-/// 1,000,000 todos).
-const ROWS_AHEAD: usize = 6;
-
-/// How many rows ahead of a read [`Table::prefetch_after`] asks for a record's strings.
-const STRINGS_AHEAD: usize = 2;
 
 /// The tables of a store, few (one per entity key and collection key), found by a scan that
 /// compares the `&'static str` names by address before comparing their text.
