@@ -1,8 +1,13 @@
 //! R-ALL-1..5: every cached entity of a type.
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use restcache::Error;
 use restcache::prelude::*;
-use serde_json::json;
+use restcache::store::WriteOptions;
+use serde_json::{Value, json};
+use tokio::time::Instant;
 
 use crate::fixtures::*;
 
@@ -125,6 +130,58 @@ fn r_all_4_query_mode_before_its_own_fetch() {
         .unwrap();
     let read = store.get_response::<All<User>>("GET /users", &()).unwrap();
     assert_eq!(read.data.unwrap()[0].name, "Ada");
+}
+
+/// R-GET-4 with R-ALL-4: a query-mode `All` read touches every row of the tables it enumerates,
+/// so its expiry is the earliest of theirs (INVALID rows included, as a reference to one counts),
+/// and it follows changes to a row's expiry that leave the row's data as it was.
+#[tokio::test(start_paused = true)]
+async fn r_get_4_a_query_mode_all_expires_with_the_earliest_row_it_enumerated() {
+    let start = Instant::now();
+    let secs = Duration::from_secs;
+    let mut store = Store::new();
+    let write = |store: &mut Store, key: &str, body: Value, expiry: u64| {
+        store
+            .set_response_with::<User>(key, &(), &body, WriteOptions::new().data_expiry(secs(expiry)))
+            .unwrap();
+    };
+    write(&mut store, "GET /users/1", json!({"id": "1", "name": "Ada"}), 9);
+    write(&mut store, "GET /users/2", json!({"id": "2", "name": "Bob"}), 5);
+    let read = store.get_response::<All<User>>("GET /users", &()).unwrap();
+    assert_eq!(read.data.as_ref().map(|users| users.len()), Some(2));
+    assert_eq!(
+        (read.status, read.expires_at),
+        (ExpiryStatus::Valid, Some(start + secs(5))),
+        "the earliest of the two users"
+    );
+
+    // "2" refetched unchanged with a longer expiry: the table's rows are as they were, the
+    // expiry is not.
+    tokio::time::advance(secs(2)).await;
+    write(&mut store, "GET /users/2", json!({"id": "2", "name": "Bob"}), 30);
+    let again = store.get_response::<All<User>>("GET /users", &()).unwrap();
+    assert!(Arc::ptr_eq(read.data.as_ref().unwrap(), again.data.as_ref().unwrap()));
+    assert_eq!(again.expires_at, Some(start + secs(9)), "now \"1\" expires first");
+
+    // "1" deleted with a short expiry: it leaves the list, and its INVALID row still counts.
+    store
+        .set_response_with::<Invalidate<User>>(
+            "DELETE /users/1",
+            &(),
+            &json!("1"),
+            WriteOptions::new().data_expiry(secs(1)),
+        )
+        .unwrap();
+    let deleted = store.get_response::<All<User>>("GET /users", &()).unwrap();
+    assert_eq!(deleted.data.as_ref().map(|users| users.len()), Some(1));
+    assert_eq!(deleted.expires_at, Some(start + secs(3)));
+
+    // Its own fetch gives the key a meta, whose expiry wins (R-GET-4's first case).
+    store
+        .set_response_with::<All<User>>("GET /users", &(), &json!([]), WriteOptions::new().data_expiry(secs(60)))
+        .unwrap();
+    let fetched = store.get_response::<All<User>>("GET /users", &()).unwrap();
+    assert_eq!(fetched.expires_at, Some(start + secs(62)));
 }
 
 #[test]

@@ -274,10 +274,22 @@ impl Store {
 
     fn found<S: Schema>(&self, found: &Found, deps: &Deps, query_mode: bool) -> Read<S::Output> {
         let touched_expiry = if query_mode {
-            deps.slots
+            // The rows the read looked up, and every row of the tables it enumerated (`All`
+            // reads each of them, INVALID ones included, as a reference to one counts).
+            let tables = self.read_tables();
+            let looked_up = deps
+                .slots
                 .iter()
-                .filter_map(|d| self.read_tables().get_table(d.table)?.rows.get_index(d.row as usize))
-                .map(|(_, slot)| slot.meta.expires_at)
+                .filter_map(|d| tables.get_table(d.table)?.rows.get_index(d.row as usize))
+                .map(|(_, slot)| slot);
+            let enumerated = deps
+                .tables
+                .iter()
+                .filter_map(|(name, _)| tables.by_name(name))
+                .flat_map(|table| table.rows.values());
+            looked_up
+                .chain(enumerated)
+                .map(|slot| slot.meta.expires_at)
                 .min()
                 .map(Stamp::instant)
         } else {
