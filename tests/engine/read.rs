@@ -301,3 +301,64 @@ fn r_read_5_a_missing_reference_that_appears_changes_the_read() {
     let todo = data::<Todo>(&store, "GET /todos/1", &json!({"id": "1"}));
     assert_eq!(todo.title, "new");
 }
+
+/// An entity with an optional field, for records that hold some of its fields.
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+#[entity(key = "Wide")]
+struct Wide {
+    #[entity(pk)]
+    id: String,
+    alpha: String,
+    beta: String,
+    gamma: Option<String>,
+    zeta: u32,
+}
+
+/// R-NORM-5 with R-READ-1: a record holding some of its type's declared fields and no other
+/// (read by their index in the declared list) reads as one found by name: each field it holds,
+/// the default for each it lacks, through both write paths and across merges, and so does one
+/// holding a field the type does not declare.
+#[test]
+fn r_norm_5_records_of_some_declared_fields_read_like_records_found_by_name() {
+    let wide = |alpha: &str, beta: &str, gamma: Option<&str>, zeta: u32| Wide {
+        id: "1".into(),
+        alpha: alpha.into(),
+        beta: beta.into(),
+        gamma: gamma.map(Into::into),
+        zeta,
+    };
+    for from_bytes in [false, true] {
+        let mut store = Store::new();
+        let mut write = |body: Value| {
+            let key = "GET /wide/1";
+            if from_bytes {
+                let bytes = serde_json::to_vec(&body).unwrap();
+                store.set_response_bytes::<Wide>(key, &(), &bytes).unwrap();
+            } else {
+                store.set_response::<Wide>(key, &(), body).unwrap();
+            }
+            (*data::<Wide>(&store, key, &json!({}))).clone()
+        };
+        // Fields 0, 1 and 3 of [alpha, beta, gamma, id, zeta]: beta is the record's second
+        // pair, zeta (index 4) is missing.
+        assert_eq!(
+            write(json!({"id": "1", "alpha": "A", "beta": "B"})),
+            wide("A", "B", None, 0),
+            "bytes: {from_bytes}"
+        );
+        assert_eq!(write(json!({"id": "1", "zeta": 4})), wide("A", "B", None, 4));
+        assert_eq!(write(json!({"id": "1", "gamma": "G"})), wide("A", "B", Some("G"), 4));
+        // Only some fields, each one on its own: no other index leaks into them.
+        assert_eq!(write(json!({"id": "2", "gamma": "g"})).gamma.as_deref(), Some("g"));
+        assert_eq!(write(json!({"id": "3", "zeta": 9})).zeta, 9);
+        // A field the type does not declare: found by name from now on.
+        assert_eq!(
+            write(json!({"id": "1", "extra": [1], "beta": "B2"})),
+            wide("A", "B2", Some("G"), 4)
+        );
+        let mut other = Store::new();
+        let body = json!({"id": "1", "aaa": 0, "beta": "B", "zeta": 2});
+        other.set_response::<Wide>("GET /wide/1", &(), body).unwrap();
+        assert_eq!(*data::<Wide>(&other, "GET /wide/1", &json!({})), wide("", "B", None, 2));
+    }
+}

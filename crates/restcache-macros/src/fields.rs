@@ -167,6 +167,13 @@ pub(crate) fn refuse_repeated_names(fields: &[Field], errors: &mut darling::erro
 /// then the nested fields in declaration order, the order their writes join the batch in.
 pub(crate) fn write_fields(fields: &[Field], w: &Ident) -> TokenStream {
     let v = Ident::new("v", Span::mixed_site());
+    let names = declared_names(fields);
+    // Each call passes the field's bit among the declared names (`SeedFields::NAMES`): the
+    // `i`-th name's is `1 << i`, and none has one past the 64th.
+    let bit = |f: &Field| {
+        let index = names.iter().position(|n| *n == f.name);
+        index.and_then(|i| 1u64.checked_shl(i as u32)).unwrap_or(0)
+    };
     let mut plain: Vec<&Field> = fields
         .iter()
         .filter(|f| matches!(f.kind, FieldKind::Plain { .. }))
@@ -179,22 +186,35 @@ pub(crate) fn write_fields(fields: &[Field], w: &Ident) -> TokenStream {
         .map(|f| {
             let Field { ty, name, .. } = f;
             let span = ty.span();
+            let bit = bit(f);
             match &f.kind {
                 FieldKind::Plain { deserialize_with: None } => quote_spanned! {span=>
-                    #w.plain::<#ty>(#name)?;
+                    #w.plain_at::<#ty>(#name, #bit)?;
                 },
                 FieldKind::Plain {
                     deserialize_with: Some(path),
                 } => quote_spanned! {span=>
-                    #w.plain_with(#name, |#v| #path(#v).map(|_: #ty| ()))?;
+                    #w.plain_with_at(#name, #bit, |#v| #path(#v).map(|_: #ty| ()))?;
                 },
                 FieldKind::Nested => quote_spanned! {span=>
-                    #w.nested::<#ty>(#name)?;
+                    #w.nested_at::<#ty>(#name, #bit)?;
                 },
                 FieldKind::Skipped => quote!(),
             }
         })
         .collect()
+}
+
+/// The JSON names of the fields that are not skipped, sorted: `SeedFields::NAMES`, the order
+/// of a stored record, by which the readers and writers index the fields.
+fn declared_names(fields: &[Field]) -> Vec<&str> {
+    let mut names: Vec<&str> = fields
+        .iter()
+        .filter(|f| !matches!(f.kind, FieldKind::Skipped))
+        .map(|f| f.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names
 }
 
 /// `impl SeedFields for #ty` (`head` is `#ident #ty_generics #where_clause`, after
@@ -216,18 +236,19 @@ pub(crate) fn seed_impl(
             const PK_FIELD: ::core::option::Option<&'static str> = ::core::option::Option::Some(#name);
         }
     });
-    let mut names: Vec<&str> = fields
-        .iter()
-        .filter(|f| !matches!(f.kind, FieldKind::Skipped))
-        .map(|f| f.name.as_str())
-        .collect();
-    names.sort_unstable();
+    let names = declared_names(fields);
+    let count = names.len();
     quote! {
         #[automatically_derived]
         impl #impl_generics ::restcache::__private::SeedFields for #head {
             #pk_field
 
-            const NAMES: &'static [&'static str] = &[#(#names),*];
+            // A static, so that the list has one address however many crates and codegen units
+            // use it: stored records are matched to it by address first.
+            const NAMES: &'static [&'static str] = {
+                static NAMES: [&str; #count] = [#(#names),*];
+                &NAMES
+            };
 
             fn seed_field<'de, A: ::restcache::__private::serde::de::MapAccess<'de>>(
                 #w: &mut ::restcache::__private::SeedWriter<'_, '_>,
@@ -276,31 +297,38 @@ fn seed_match(fields: &[Field], w: &Ident, key: &Ident, map: &Ident) -> TokenStr
 /// The `RecordReader` calls of a field list, each assigning the field of `out` when the record
 /// holds it. They come in JSON-name order, the order of a stored record, so that each finds its
 /// field where the previous one stopped (which field is read first changes nothing else: every
-/// failure is the same `Unresolved`).
+/// failure is the same `Unresolved`). Each call also passes the field's index among the
+/// declared names in that order (`SeedFields::NAMES`), by which a record holding exactly those
+/// names is read.
 pub(crate) fn read_fields(fields: &[Field], r: &Ident, out: &Ident) -> TokenStream {
     let v = Ident::new("v", Span::mixed_site());
-    let mut in_name_order: Vec<&Field> = fields.iter().collect();
+    let names = declared_names(fields);
+    let mut in_name_order: Vec<&Field> = fields
+        .iter()
+        .filter(|f| !matches!(f.kind, FieldKind::Skipped))
+        .collect();
     in_name_order.sort_by(|a, b| a.name.cmp(&b.name));
     in_name_order
         .into_iter()
         .map(|f| {
             let Field { member, ty, name, .. } = f;
+            let index = names.iter().position(|n| n == name).unwrap_or(usize::MAX);
             let span = ty.span();
             match &f.kind {
                 FieldKind::Plain { deserialize_with: None } => quote_spanned! {span=>
-                    if let ::core::option::Option::Some(#v) = #r.plain::<#ty>(#name)? {
+                    if let ::core::option::Option::Some(#v) = #r.plain_at::<#ty>(#name, #index)? {
                         #out.#member = #v;
                     }
                 },
                 FieldKind::Plain {
                     deserialize_with: Some(path),
                 } => quote_spanned! {span=>
-                    if let ::core::option::Option::Some(#v) = #r.plain_with::<#ty>(#name, #path)? {
+                    if let ::core::option::Option::Some(#v) = #r.plain_with_at::<#ty>(#name, #index, #path)? {
                         #out.#member = #v;
                     }
                 },
                 FieldKind::Nested => quote_spanned! {span=>
-                    if let ::core::option::Option::Some(#v) = #r.nested::<#ty>(#name)? {
+                    if let ::core::option::Option::Some(#v) = #r.nested_at::<#ty>(#name, #index)? {
                         #out.#member = <#ty as ::core::convert::From<_>>::from(#v);
                     }
                 },

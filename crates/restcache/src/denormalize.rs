@@ -7,7 +7,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::record::{Fields, same_bytes};
+use crate::record::{Fields, Indexed, same_bytes};
 use crate::schema::{Entity, Schema};
 use crate::tables::{Record, Slot, TableId, Tables};
 
@@ -150,6 +150,7 @@ impl<'s> DenormalizeCtx<'s> {
         self.stack.push((table, row));
         let r = E::read_record(&mut RecordReader {
             record: Source::Fields(record),
+            indexed: record.indexed(E::NAMES),
             cursor: 0,
             ctx: self,
             shallow,
@@ -176,6 +177,7 @@ impl<'s> DenormalizeCtx<'s> {
         };
         read(&mut RecordReader {
             record: Source::Map(record),
+            indexed: None,
             cursor: 0,
             ctx: self,
             shallow: false,
@@ -209,6 +211,10 @@ impl<'s> Source<'s> {
 /// (R-NORM-5: a read is `E::default()` overlaid with the record's fields).
 pub struct RecordReader<'r, 's> {
     record: Source<'s>,
+    /// The record's values by index into the entity's declared names, when its names are some
+    /// of those and no other: the derives' readers then take each field by its index, comparing
+    /// no name.
+    indexed: Option<Indexed<'s>>,
     /// Where the last field was found: the derives read fields in name order, the record's.
     cursor: usize,
     ctx: &'r mut DenormalizeCtx<'s>,
@@ -231,6 +237,17 @@ impl<'s> RecordReader<'_, 's> {
         let Some(v) = self.record.get(name, &mut self.cursor) else {
             return Ok(None);
         };
+        self.deserialized(name, v, f)
+    }
+
+    /// `f(v)`, or `Unresolved` with a warning naming the field.
+    #[inline(always)]
+    fn deserialized<T>(
+        &self,
+        name: &str,
+        v: &'s Value,
+        f: impl FnOnce(&'s Value) -> Result<T, serde_json::Error>,
+    ) -> Result<Option<T>, Unresolved> {
         match f(v) {
             Ok(v) => Ok(Some(v)),
             Err(e) => {
@@ -249,6 +266,49 @@ impl<'s> RecordReader<'_, 's> {
             return Ok(None);
         }
         match self.record.get(name, &mut self.cursor) {
+            Some(v) => S::denormalize(v, self.ctx).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The field `name`, the `index`-th of the entity's declared names (sorted): taken by
+    /// index from a record whose names are some of those and no other, else found by name.
+    #[inline(always)]
+    fn field(&mut self, name: &str, index: usize) -> Option<&'s Value> {
+        match self.indexed {
+            Some(values) => values.get(index),
+            None => self.record.get(name, &mut self.cursor),
+        }
+    }
+
+    /// [`plain`](Self::plain) for the derives, which also pass the field's index among the
+    /// declared names.
+    #[doc(hidden)]
+    pub fn plain_at<T: DeserializeOwned>(&mut self, name: &str, index: usize) -> Result<Option<T>, Unresolved> {
+        self.plain_with_at(name, index, T::deserialize)
+    }
+
+    /// [`plain_with`](Self::plain_with) for the derives (see [`plain_at`](Self::plain_at)).
+    #[doc(hidden)]
+    pub fn plain_with_at<T>(
+        &mut self,
+        name: &str,
+        index: usize,
+        f: impl FnOnce(&'s Value) -> Result<T, serde_json::Error>,
+    ) -> Result<Option<T>, Unresolved> {
+        let Some(v) = self.field(name, index) else {
+            return Ok(None);
+        };
+        self.deserialized(name, v, f)
+    }
+
+    /// [`nested`](Self::nested) for the derives (see [`plain_at`](Self::plain_at)).
+    #[doc(hidden)]
+    pub fn nested_at<S: Schema>(&mut self, name: &str, index: usize) -> Result<Option<S::Output>, Unresolved> {
+        if self.shallow {
+            return Ok(None);
+        }
+        match self.field(name, index) {
             Some(v) => S::denormalize(v, self.ctx).map(Some),
             None => Ok(None),
         }

@@ -413,6 +413,8 @@ pub struct RecordWriter<'w, 'a> {
     obj: Target<'w>,
     /// Where the last field was found in an entity's record (see [`Fields::get_from`]).
     cursor: usize,
+    /// Which of the entity's declared names (by index, sorted) the record was found to hold.
+    present: u64,
     ctx: &'w mut NormalizeCtx<'a>,
     entity: Option<&'static str>,
 }
@@ -433,23 +435,35 @@ impl<'w, 'a> RecordWriter<'w, 'a> {
         RecordWriter {
             obj: Target::Map(obj),
             cursor: 0,
+            present: 0,
             ctx,
             entity,
         }
     }
 
-    fn get(&mut self, name: &str) -> Option<&Value> {
-        match &mut self.obj {
+    /// The field `name`, noting `bit` (its bit among the entity's declared names, sorted; `0`
+    /// for none) in the names the record holds.
+    fn get(&mut self, name: &str, bit: u64) -> Option<&Value> {
+        let value = match &mut self.obj {
             Target::Fields(fields) => fields.get_from(name, &mut self.cursor),
             Target::Map(map) => map.get(name),
+        };
+        if value.is_some() {
+            self.present |= bit;
         }
+        value
     }
 
-    fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
-        match &mut self.obj {
+    /// [`get`](Self::get), for writing the value.
+    fn get_mut(&mut self, name: &str, bit: u64) -> Option<&mut Value> {
+        let value = match &mut self.obj {
             Target::Fields(fields) => fields.get_mut_from(name, &mut self.cursor),
             Target::Map(map) => map.get_mut(name),
+        };
+        if value.is_some() {
+            self.present |= bit;
         }
+        value
     }
 
     /// The object as the input had it, with `value` put back as the field `name`.
@@ -464,7 +478,15 @@ impl<'w, 'a> RecordWriter<'w, 'a> {
 
     /// Checks that the field `name`, when present, deserializes into `T`.
     pub fn plain<T: DeserializeOwned>(&mut self, name: &'static str) -> Result<(), Error> {
-        self.plain_with(name, |v| T::deserialize(v).map(drop))
+        self.plain_with_at(name, 0, |v| T::deserialize(v).map(drop))
+    }
+
+    /// [`plain`](Self::plain) for the derives, which also pass the field's bit among the
+    /// declared names (`1 << index`, `0` past the 64th): a record found to hold only declared
+    /// names is read by index.
+    #[doc(hidden)]
+    pub fn plain_at<T: DeserializeOwned>(&mut self, name: &'static str, bit: u64) -> Result<(), Error> {
+        self.plain_with_at(name, bit, |v| T::deserialize(v).map(drop))
     }
 
     /// Like [`plain`](Self::plain) with a custom check (`#[serde(deserialize_with = ...)]`).
@@ -473,7 +495,18 @@ impl<'w, 'a> RecordWriter<'w, 'a> {
         name: &'static str,
         check: impl FnOnce(&Value) -> Result<(), serde_json::Error>,
     ) -> Result<(), Error> {
-        let Some(value) = self.get(name) else {
+        self.plain_with_at(name, 0, check)
+    }
+
+    /// [`plain_with`](Self::plain_with) for the derives (see [`plain_at`](Self::plain_at)).
+    #[doc(hidden)]
+    pub fn plain_with_at(
+        &mut self,
+        name: &'static str,
+        bit: u64,
+        check: impl FnOnce(&Value) -> Result<(), serde_json::Error>,
+    ) -> Result<(), Error> {
+        let Some(value) = self.get(name, bit) else {
             return Ok(());
         };
         check(value).map_err(|e| Error::Decode {
@@ -488,7 +521,13 @@ impl<'w, 'a> RecordWriter<'w, 'a> {
     /// Normalizes the field `name`, when present, with the nested schema `S`, replacing its
     /// value by the normalized form.
     pub fn nested<S: Schema>(&mut self, name: &'static str) -> Result<(), Error> {
-        let Some(slot) = self.get_mut(name) else {
+        self.nested_at::<S>(name, 0)
+    }
+
+    /// [`nested`](Self::nested) for the derives (see [`plain_at`](Self::plain_at)).
+    #[doc(hidden)]
+    pub fn nested_at<S: Schema>(&mut self, name: &'static str, bit: u64) -> Result<(), Error> {
+        let Some(slot) = self.get_mut(name, bit) else {
             return Ok(());
         };
         let mut value = std::mem::take(slot);
@@ -507,7 +546,7 @@ impl<'w, 'a> RecordWriter<'w, 'a> {
         let r = ctx.at(Seg::Key(Cow::Borrowed(name)), |ctx| S::normalize(&mut value, ctx));
         (ctx.parent, ctx.parent_key, ctx.in_list, ctx.pk_fallback) = saved;
         self.cursor = self.cursor.saturating_sub(1);
-        if let Some(slot) = self.get_mut(name) {
+        if let Some(slot) = self.get_mut(name, bit) {
             // On error, what is left of the value goes back, for the caller to drop.
             *slot = match r {
                 Ok(normalized) => normalized,
@@ -546,7 +585,7 @@ pub(crate) fn write_record(
 fn write_entity_record(
     input: &mut Value,
     ctx: &mut NormalizeCtx<'_>,
-    entity: &'static str,
+    (entity, shape): (&'static str, &'static [&'static str]),
     write: impl FnOnce(&mut RecordWriter<'_, '_>) -> Result<(), Error>,
 ) -> Result<Fields, Error> {
     let Value::Object(obj) = input else {
@@ -557,18 +596,22 @@ fn write_entity_record(
     };
     ctx.check_depth()?;
     let mut fields = Fields::from_map(std::mem::take(obj));
-    let written = write(&mut RecordWriter {
+    let mut writer = RecordWriter {
         obj: Target::Fields(&mut fields),
         cursor: 0,
+        present: 0,
         ctx,
         entity: Some(entity),
-    });
+    };
+    let written = write(&mut writer);
+    let present = writer.present;
     if let Err(e) = written {
         // What is left goes back, for the caller to drop (a deep remainder is dropped
         // without recursion at the top, not here on the way up).
         *obj = fields.into_map();
         return Err(e);
     }
+    fields.mark_shape(shape, present);
     Ok(fields)
 }
 
@@ -585,7 +628,7 @@ pub(crate) fn normalize_entity<E: Entity>(input: &mut Value, ctx: &mut Normalize
             .ok_or_else(|| ctx.invalid(Some(E::KEY), "missing or empty primary key"))?;
     }
     ctx.entity_depth += 1;
-    let record = write_entity_record(input, ctx, E::KEY, E::write_record);
+    let record = write_entity_record(input, ctx, (E::KEY, E::NAMES), E::write_record);
     ctx.entity_depth -= 1;
     ctx.pending.entity(E::KEY, pk.clone(), record?);
     Ok(pk)

@@ -7,6 +7,11 @@
 //! `(name, value)` pairs, whose declared names are `&'static str`, never allocated. (A record
 //! moved in from a `Value` keeps the map's own key strings as its names: dropping them to share
 //! the declared list was measured to slow normalization at 100,000 todos about twofold.)
+//!
+//! A record whose names are some of its derive's declared names and no other, in either form,
+//! is read by index in the declared list ([`Fields::indexed`]): the derives' readers pass each
+//! field's index, and no name is compared. A pairs record knows which of the list's names it
+//! holds by a bit each, which its writer set as it found them.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -72,13 +77,123 @@ pub(crate) enum Fields {
         names: &'static [&'static str],
         values: Box<[Value]>,
     },
-    /// Any other set of fields, as `(name, value)` pairs.
-    Pairs(Vec<(Name, Value)>),
+    /// Any other set of fields, as `(name, value)` pairs. When the pairs' names are some of a
+    /// derive's declared names and no other (a record moved in from a `Value`, or one lacking an
+    /// optional field), `shape` names that list and bit `i` of `present` says whether it holds
+    /// the list's `i`-th name: a derive's reader then takes its fields by index
+    /// ([`indexed`](Fields::indexed)). Otherwise `shape` is [`ShapeId::NONE`].
+    Pairs {
+        pairs: Box<[(Name, Value)]>,
+        shape: ShapeId,
+        present: u64,
+    },
+}
+
+/// Which derive's list of declared names a record's pairs are some of, in 8 bytes (a record
+/// stays 32): the address of the list's first name. The derives make each list a `static`, so
+/// one list has one address and two lists never share one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ShapeId(&'static &'static str);
+
+/// What [`ShapeId::NONE`] points at.
+static NO_SHAPE: &str = "";
+
+impl ShapeId {
+    /// No list: the pairs are read by name.
+    const NONE: ShapeId = ShapeId(&NO_SHAPE);
+
+    fn of(shape: &'static [&'static str]) -> ShapeId {
+        shape.first().map_or(Self::NONE, ShapeId)
+    }
+
+    fn is_none(self) -> bool {
+        std::ptr::eq(self.0, &NO_SHAPE)
+    }
+
+    /// Whether this names `shape` (never when `shape` is empty).
+    fn is(self, shape: &'static [&'static str]) -> bool {
+        shape.first().is_some_and(|first| std::ptr::eq(self.0, first))
+    }
+}
+
+/// The values of a record whose names are some of a derive's declared names and no other, by
+/// their index in that sorted list ([`Fields::indexed`]).
+#[derive(Clone, Copy)]
+pub(crate) enum Indexed<'a> {
+    /// Every declared name.
+    Values(&'a [Value]),
+    /// The declared names whose bits are set in `present`.
+    Pairs { pairs: &'a [(Name, Value)], present: u64 },
+}
+
+impl<'a> Indexed<'a> {
+    /// The value of the `i`-th declared name, if the record holds it.
+    #[inline(always)]
+    pub fn get(self, i: usize) -> Option<&'a Value> {
+        match self {
+            Indexed::Values(values) => values.get(i),
+            Indexed::Pairs { pairs, present } => {
+                let bit = 1u64.checked_shl(i as u32)?;
+                if present & bit == 0 {
+                    return None;
+                }
+                // The pairs hold the present names in order: this one comes after as many
+                // pairs as there are present names before it.
+                pairs.get((present & (bit - 1)).count_ones() as usize).map(|(_, v)| v)
+            }
+        }
+    }
+}
+
+/// The most names a record's `present` bits can follow.
+const MAX_SHAPE: usize = u64::BITS as usize;
+
+/// The `present` bits of every name of `shape`.
+fn every(shape: &[&str]) -> u64 {
+    u64::MAX >> (MAX_SHAPE - shape.len().clamp(1, MAX_SHAPE))
+}
+
+/// Whether two declared name lists are the same list: the same address (one derive's
+/// constant), or the same names (a constant the compiler placed twice).
+#[inline]
+fn same_shape(a: &'static [&'static str], b: &'static [&'static str]) -> bool {
+    std::ptr::eq(a, b) || a == b
+}
+
+/// Which names of `shape` the sorted, distinct `names` are (bit `i`: `shape[i]`), when they are
+/// some of those and no other; `None` when one is not, or when `shape` is empty. Of a list too
+/// long for the bits, only all of it is told (as every bit).
+fn subset_of<'n>(names: impl ExactSizeIterator<Item = &'n str>, shape: &[&str]) -> Option<u64> {
+    if shape.is_empty() {
+        return None;
+    }
+    if shape.len() > MAX_SHAPE {
+        let exact = names.len() == shape.len() && names.zip(shape).all(|(k, s)| same_name(k, s));
+        return exact.then_some(u64::MAX);
+    }
+    let mut present = 0;
+    let mut at = 0;
+    for name in names {
+        // Both lists are sorted: `name` is at or after the previous one's place in `shape`.
+        loop {
+            let declared = shape.get(at)?;
+            at += 1;
+            if same_name(name, declared) {
+                present |= 1 << (at - 1);
+                break;
+            }
+        }
+    }
+    Some(present)
 }
 
 impl Default for Fields {
     fn default() -> Self {
-        Fields::Pairs(Vec::new())
+        Fields::Pairs {
+            pairs: Box::default(),
+            shape: ShapeId::NONE,
+            present: 0,
+        }
     }
 }
 
@@ -90,7 +205,7 @@ impl PartialEq for Fields {
             {
                 x == y
             }
-            (Fields::Pairs(a), Fields::Pairs(b)) => a == b,
+            (Fields::Pairs { pairs: a, .. }, Fields::Pairs { pairs: b, .. }) => a == b,
             _ => self.len() == other.len() && self.iter().eq(other.iter()),
         }
     }
@@ -119,10 +234,8 @@ impl Fields {
                 repeat
             });
         }
-        let shaped = !shape.is_empty()
-            && entries.len() == shape.len()
-            && entries.iter().zip(shape).all(|((k, _), s)| same_name(k, s));
-        if shaped {
+        let present = subset_of(entries.iter().map(|(k, _)| k.as_ref()), shape);
+        if present == Some(every(shape)) {
             Fields::Shaped {
                 names: shape,
                 values: entries.drain(..).map(|(_, v)| v).collect(),
@@ -131,24 +244,93 @@ impl Fields {
             // Moved into an allocation of their size; `entries` keeps its capacity.
             let mut pairs = Vec::with_capacity(entries.len());
             pairs.append(entries);
-            Fields::Pairs(pairs)
+            Self::pairs(pairs, shape, present)
+        }
+    }
+
+    /// Pairs that are the names `present` of `shape` (`None`: not known to be some of them).
+    fn pairs(pairs: Vec<(Name, Value)>, shape: &'static [&'static str], present: Option<u64>) -> Self {
+        // Every caller's pairs fill their allocation: boxing them reallocates nothing.
+        let pairs = pairs.into_boxed_slice();
+        match present {
+            Some(present) => Fields::Pairs {
+                pairs,
+                shape: ShapeId::of(shape),
+                present,
+            },
+            None => Fields::Pairs {
+                pairs,
+                shape: ShapeId::NONE,
+                present: 0,
+            },
         }
     }
 
     /// The fields of a JSON object, its keys moved.
     pub fn from_map(map: Map<String, Value>) -> Self {
-        let entries = map.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect();
+        // At its size (`collect` would give a 2-field map room for 4, and boxing would then
+        // reallocate).
+        let mut entries = Vec::with_capacity(map.len());
+        entries.extend(map.into_iter().map(|(k, v)| (Cow::Owned(k), v)));
         if map_is_sorted() {
-            Fields::Pairs(entries)
+            Self::pairs(entries, &[], None)
         } else {
             Self::from_entries(entries, &[])
+        }
+    }
+
+    /// Marks pairs whose names a writer found to be the names `present` of `shape` (a derive's
+    /// declared names, sorted; bit `i`: `shape[i]`) as those, so that reads find their fields by
+    /// index ([`indexed`](Self::indexed)). A record moved in from a `Value` keeps the map's key
+    /// strings: dropping them instead, to share `shape`, was measured to slow normalization
+    /// about twofold. Nothing is marked unless the pairs are exactly that many.
+    #[inline]
+    pub fn mark_shape(&mut self, shape: &'static [&'static str], present: u64) {
+        if let Fields::Pairs {
+            pairs,
+            shape: own,
+            present: own_present,
+        } = self
+            && !shape.is_empty()
+            && shape.len() <= MAX_SHAPE
+            && present.count_ones() as usize == pairs.len()
+        {
+            (*own, *own_present) = (ShapeId::of(shape), present);
+        }
+    }
+
+    /// The values by index into `shape` (a derive's declared names, sorted), when this record's
+    /// names are known to be some of those and no other.
+    #[inline]
+    pub fn indexed(&self, shape: &'static [&'static str]) -> Option<Indexed<'_>> {
+        match self {
+            Fields::Shaped { names, values } if same_shape(names, shape) => Some(Indexed::Values(values)),
+            Fields::Pairs {
+                pairs,
+                shape: own,
+                present,
+            } if own.is(shape) => Some(Indexed::Pairs {
+                pairs,
+                present: *present,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The declared names this record's names are known to be some of, and which (none known
+    /// of a list too long for `present`).
+    fn shape(&self) -> (ShapeId, u64) {
+        match self {
+            Fields::Shaped { names, .. } if names.len() <= MAX_SHAPE => (ShapeId::of(names), every(names)),
+            Fields::Shaped { .. } => (ShapeId::NONE, 0),
+            Fields::Pairs { shape, present, .. } => (*shape, *present),
         }
     }
 
     fn len(&self) -> usize {
         match self {
             Fields::Shaped { values, .. } => values.len(),
-            Fields::Pairs(pairs) => pairs.len(),
+            Fields::Pairs { pairs, .. } => pairs.len(),
         }
     }
 
@@ -156,7 +338,7 @@ impl Fields {
     fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
         let (shaped, pairs) = match self {
             Fields::Shaped { names, values } => (Some(names.iter().copied().zip(values.iter())), None),
-            Fields::Pairs(pairs) => (None, Some(pairs.iter().map(|(k, v)| (k.as_ref(), v)))),
+            Fields::Pairs { pairs, .. } => (None, Some(pairs.iter().map(|(k, v)| (k.as_ref(), v)))),
         };
         shaped.into_iter().flatten().chain(pairs.into_iter().flatten())
     }
@@ -166,14 +348,14 @@ impl Fields {
     fn position(&self, name: &str) -> Option<usize> {
         match self {
             Fields::Shaped { names, .. } => names.iter().position(|k| same_name(k, name)),
-            Fields::Pairs(pairs) => pairs.iter().position(|(k, _)| same_name(k, name)),
+            Fields::Pairs { pairs, .. } => pairs.iter().position(|(k, _)| same_name(k, name)),
         }
     }
 
     fn value(&self, i: usize) -> &Value {
         match self {
             Fields::Shaped { values, .. } => &values[i],
-            Fields::Pairs(pairs) => &pairs[i].1,
+            Fields::Pairs { pairs, .. } => &pairs[i].1,
         }
     }
 
@@ -183,7 +365,7 @@ impl Fields {
             Fields::Shaped { names, values } => {
                 names.iter().map(|n| Cow::Borrowed(*n)).zip(values.into_vec()).collect()
             }
-            Fields::Pairs(pairs) => pairs,
+            Fields::Pairs { pairs, .. } => pairs.into_vec(),
         }
     }
 
@@ -206,19 +388,22 @@ impl Fields {
     pub fn prefetch_block(&self) {
         match self {
             Fields::Shaped { values, .. } => crate::prefetch::line(values.as_ptr()),
-            Fields::Pairs(pairs) => crate::prefetch::line(pairs.as_ptr()),
+            Fields::Pairs { pairs, .. } => crate::prefetch::line(pairs.as_ptr()),
         }
     }
 
-    /// Prefetch hints for the heap blocks a read of this record reaches from it: its own names
-    /// (a record from a `Value` keeps the map's key strings) and its string values.
+    /// Prefetch hints for the heap blocks a read of this record reaches from it: its string
+    /// values, and its own names where a read compares them (a record from a `Value` keeps the
+    /// map's key strings; one marked with its shape is read by index instead).
     #[inline(always)]
     pub fn prefetch_strings(&self) {
         match self {
             Fields::Shaped { values, .. } => values.iter().for_each(crate::prefetch::string),
-            Fields::Pairs(pairs) => {
+            Fields::Pairs { pairs, shape, .. } => {
                 for (name, value) in pairs {
-                    if let Cow::Owned(name) = name {
+                    if let Cow::Owned(name) = name
+                        && shape.is_none()
+                    {
                         crate::prefetch::line(name.as_ptr());
                     }
                     crate::prefetch::string(value);
@@ -239,7 +424,7 @@ impl Fields {
     pub fn get_from(&self, name: &str, cursor: &mut usize) -> Option<&Value> {
         match self {
             Fields::Shaped { names, values } => find_from(names, |k| k, name, cursor).map(|i| &values[i]),
-            Fields::Pairs(pairs) => find_from(pairs, |(k, _)| k, name, cursor).map(|i| &pairs[i].1),
+            Fields::Pairs { pairs, .. } => find_from(pairs, |(k, _)| k, name, cursor).map(|i| &pairs[i].1),
         }
     }
 
@@ -247,7 +432,7 @@ impl Fields {
     pub fn get_mut_from(&mut self, name: &str, cursor: &mut usize) -> Option<&mut Value> {
         match self {
             Fields::Shaped { names, values } => find_from(names, |k| k, name, cursor).map(|i| &mut values[i]),
-            Fields::Pairs(pairs) => find_from(pairs, |(k, _)| k, name, cursor).map(|i| &mut pairs[i].1),
+            Fields::Pairs { pairs, .. } => find_from(pairs, |(k, _)| k, name, cursor).map(|i| &mut pairs[i].1),
         }
     }
 
@@ -280,12 +465,19 @@ impl Fields {
             }
             (_, later) => later,
         };
-        let mut pairs = match std::mem::take(self) {
-            Fields::Pairs(pairs) => pairs,
-            shaped => shaped.into_pairs(),
-        };
+        // Two records of some of one derive's names merge into a record of the names of either.
+        let ((own, mine), (theirs, their)) = (self.shape(), later.shape());
+        let same = !own.is_none() && std::ptr::eq(own.0, theirs.0);
+        let mut pairs = std::mem::take(self).into_pairs();
         let changed = merge_pairs(&mut pairs, later.into_pairs(), keep);
-        *self = Fields::Pairs(pairs);
+        *self = match same {
+            true => Fields::Pairs {
+                pairs: pairs.into_boxed_slice(),
+                shape: own,
+                present: mine | their,
+            },
+            false => Self::pairs(pairs, &[], None),
+        };
         changed
     }
 }
@@ -297,7 +489,17 @@ impl Fields {
 fn find_from<T>(fields: &[T], key: impl Fn(&T) -> &str, name: &str, cursor: &mut usize) -> Option<usize> {
     let i = match fields.get(*cursor) {
         Some(f) if same_name(key(f), name) => *cursor,
-        _ => fields.iter().position(|f| same_name(key(f), name))?,
+        // A plain loop rather than `position`, which the compiler may leave out of line.
+        _ => {
+            let mut found = None;
+            for (i, f) in fields.iter().enumerate() {
+                if same_name(key(f), name) {
+                    found = Some(i);
+                    break;
+                }
+            }
+            found?
+        }
     };
     *cursor = i + 1;
     Some(i)
@@ -470,7 +672,7 @@ mod tests {
         let exact = Fields::from_entries(entries(&[("c", json!(3)), ("a", json!(1)), ("b", json!(2))]), &SHAPE);
         assert!(matches!(&exact, Fields::Shaped { names, .. } if std::ptr::eq(*names, &SHAPE[..])));
         let pairs = fields(&[("a", json!(1)), ("b", json!(2)), ("c", json!(3))]);
-        assert!(matches!(pairs, Fields::Pairs(_)));
+        assert!(matches!(pairs, Fields::Pairs { .. }));
         assert_eq!(exact, pairs);
         assert_eq!(pairs, exact);
         assert_eq!(map(&exact), json!({"a": 1, "b": 2, "c": 3}));
@@ -487,8 +689,8 @@ mod tests {
             (Cow::Borrowed("b"), json!(2)),
             (Cow::Borrowed("c"), json!(3)),
         ];
-        assert!(matches!(subset, Fields::Pairs(_)));
-        assert!(matches!(other, Fields::Pairs(_)));
+        assert!(matches!(subset, Fields::Pairs { .. }));
+        assert!(matches!(other, Fields::Pairs { .. }));
         let spelled = Fields::from_entries(owned, &SHAPE);
         assert!(matches!(spelled, Fields::Shaped { .. }));
         assert_eq!(spelled, exact);
@@ -505,5 +707,94 @@ mod tests {
         assert!(grown.merge(fields(&[("b", json!(5)), ("d", json!(4))]), |_, _| false));
         assert_eq!(map(&grown), json!({"a": 1, "b": 5, "c": 3, "d": 4}));
         assert!(grown.is_sorted_by_name());
+    }
+
+    /// Every name of `shape` read by index agrees with the same name found by name.
+    fn agrees(f: &Fields, shape: &'static [&'static str]) -> bool {
+        let Some(indexed) = f.indexed(shape) else {
+            return false;
+        };
+        shape.iter().enumerate().all(|(i, name)| indexed.get(i) == f.get(name))
+    }
+
+    /// The `present` bits a writer finds for the names of `f` among `shape`.
+    fn bits(f: &Fields, shape: &[&str]) -> u64 {
+        let at = |name: &str| shape.iter().position(|s| *s == name);
+        f.iter().filter_map(|(k, _)| at(k)).map(|i| 1u64 << i).sum()
+    }
+
+    /// R-NORM-5: a record whose names are some of a derive's declared names and no other is read
+    /// by index in that list, only in that list, and reads as by name; merges keep it so when
+    /// both sides are; a list too long for the bits is indexed only when whole.
+    #[test]
+    fn r_norm_5_a_record_of_some_declared_names_reads_by_index_as_by_name() {
+        static SHAPE: [&str; 4] = ["a", "b", "c", "d"];
+        static SAME_TEXT: [&str; 4] = ["a", "b", "c", "d"];
+        let object = |pairs: &[(&str, Value)]| -> Map<String, Value> {
+            pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+        };
+        let marked = |pairs: &[(&str, Value)]| {
+            let mut f = Fields::from_map(object(pairs));
+            f.mark_shape(&SHAPE, bits(&f, &SHAPE));
+            f
+        };
+        let subsets: [&[(&str, Value)]; 5] = [
+            &[],
+            &[("b", json!(2))],
+            &[("a", json!(1)), ("d", json!(4))],
+            &[("b", json!(2)), ("c", json!(3)), ("d", json!(4))],
+            &[("a", json!(1)), ("b", json!(2)), ("c", json!(3)), ("d", json!(4))],
+        ];
+        for pairs in subsets {
+            let f = marked(pairs);
+            assert!(agrees(&f, &SHAPE), "{pairs:?}");
+            // Another list, even of the same names, is not the one the bits count in.
+            assert!(f.indexed(&SAME_TEXT).is_none() && f.indexed(&[]).is_none(), "{pairs:?}");
+            let entries = pairs
+                .iter()
+                .map(|(k, v)| (Cow::Owned((*k).to_owned()), v.clone()))
+                .collect();
+            assert!(agrees(&Fields::from_entries(entries, &SHAPE), &SHAPE), "{pairs:?}");
+        }
+        // A name not declared, or bits that do not count every pair: read by name only.
+        let extra = marked(&[("a", json!(1)), ("e", json!(5))]);
+        assert!(extra.indexed(&SHAPE).is_none());
+        let mut short = Fields::from_map(object(&[("a", json!(1)), ("b", json!(2))]));
+        short.mark_shape(&SHAPE, 0b01);
+        assert!(short.indexed(&SHAPE).is_none());
+
+        // Merges: two marked records give the union, marked; an unmarked side unmarks it.
+        let mut f = marked(&[("b", json!(2))]);
+        f.merge(marked(&[("a", json!(1)), ("d", json!(4))]), |_, _| false);
+        assert!(agrees(&f, &SHAPE));
+        assert_eq!(map(&f), json!({"a": 1, "b": 2, "d": 4}));
+        let whole = Fields::from_entries(SHAPE.iter().map(|k| (Cow::Borrowed(*k), json!(k))).collect(), &SHAPE);
+        assert!(matches!(whole, Fields::Shaped { .. }));
+        f.merge(whole, |_, _| false);
+        assert!(agrees(&f, &SHAPE));
+        f.merge(fields(&[("e", json!(5))]), |_, _| false);
+        assert!(f.indexed(&SHAPE).is_none());
+        assert_eq!(f.get("e"), Some(&json!(5)));
+
+        // 70 names: more than the bits. Only the whole list is indexed, and it stays correct
+        // through merges.
+        let long: &'static [&'static str] = Vec::leak((0..70).map(|i| &*String::leak(format!("n{i:02}"))).collect());
+        let all = || long.iter().map(|k| (Cow::Borrowed(*k), json!(k))).collect::<Vec<_>>();
+        let exact = Fields::from_entries(all(), long);
+        assert!(agrees(&exact, long));
+        let mut lacking = all();
+        lacking.remove(3);
+        let lacking = Fields::from_entries(lacking, long);
+        assert!(lacking.indexed(long).is_none());
+        let mut merged = lacking.clone();
+        merged.merge(exact.clone(), |_, _| false);
+        assert!(merged.indexed(long).is_none_or(|_| agrees(&merged, long)));
+        assert_eq!(merged, exact);
+        let mut marked_long = Fields::from_map(object(&[(long[1], json!(1))]));
+        marked_long.mark_shape(long, bits(&marked_long, long));
+        assert!(
+            marked_long.indexed(long).is_none(),
+            "bits of a list they cannot all count"
+        );
     }
 }

@@ -484,7 +484,7 @@ pub fn entity<'de, E: Entity + SeedFields, D: Deserializer<'de>>(
 ) -> Result<Value, D::Error> {
     let fallback = ctx.pk_fallback.take();
     ctx.entity_depth += 1;
-    let record = record::<E, D>(de, ctx, Some(E::KEY), E::NAMES);
+    let record = record::<E, D>(de, ctx, Some(E::KEY), <E as Entity>::NAMES);
     ctx.entity_depth -= 1;
     let record = record?;
     let pk = match E::PK_FIELD {

@@ -87,6 +87,7 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
         impl ::restcache::__private::Entity for #ident {
             const KEY: &'static str = #key;
             const COLLECTION_KEY: &'static str = #collection_key;
+            const NAMES: &'static [&'static str] = <Self as ::restcache::__private::SeedFields>::NAMES;
 
             fn pk(#input: &::restcache::__private::Value) -> ::core::option::Option<::std::string::String> {
                 #pk

@@ -66,6 +66,12 @@ pub trait Entity: Default + Clone + Send + Sync + 'static {
     /// Builds the entity from its stored record: `Default` overlaid with the record's fields.
     fn read_record(r: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved>;
 
+    /// The names of the fields the derive declares, sorted (a `static`, one address per
+    /// derive); a record whose names are some of these and no other is read by index. Empty (no
+    /// such reads) for hand-written entities.
+    #[doc(hidden)]
+    const NAMES: &'static [&'static str] = &[];
+
     /// Registers the nested schemas' entity keys.
     #[doc(hidden)]
     fn register_nested(registry: &mut Registry) {
