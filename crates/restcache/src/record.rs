@@ -89,9 +89,9 @@ pub(crate) enum Fields {
     },
 }
 
-/// Which derive's list of declared names a record's pairs are some of, in 8 bytes (a record
-/// stays 32): the address of the list's first name. The derives make each list a `static`, so
-/// one list has one address and two lists never share one.
+/// Which derive's list of declared names a record's pairs are some of, in 8 bytes (so a
+/// `Record` stays 40 bytes, as before): the address of the list's first name. The derives make
+/// each list a `static`, so one list has one address and two lists never share one.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ShapeId(&'static &'static str);
 
