@@ -244,7 +244,7 @@ pub(crate) fn seed_impl(
             #pk_field
 
             // A static, so that the list has one address however many crates and codegen units
-            // use it: stored records are matched to it by address first.
+            // use it: stored records are matched to it by address.
             const NAMES: &'static [&'static str] = {
                 static NAMES: [&str; #count] = [#(#names),*];
                 &NAMES
@@ -298,8 +298,8 @@ fn seed_match(fields: &[Field], w: &Ident, key: &Ident, map: &Ident) -> TokenStr
 /// holds it. They come in JSON-name order, the order of a stored record, so that each finds its
 /// field where the previous one stopped (which field is read first changes nothing else: every
 /// failure is the same `Unresolved`). Each call also passes the field's index among the
-/// declared names in that order (`SeedFields::NAMES`), by which a record holding exactly those
-/// names is read.
+/// declared names in that order (`SeedFields::NAMES`), by which a record holding some of those
+/// names and no other is read.
 pub(crate) fn read_fields(fields: &[Field], r: &Ident, out: &Ident) -> TokenStream {
     let v = Ident::new("v", Span::mixed_site());
     let names = declared_names(fields);
