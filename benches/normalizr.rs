@@ -34,7 +34,11 @@
 //! Yardsticks, with no reference figure: `parseLong serde_json typed`/`Value` (what fromBytes is
 //! held to), and the `clone…` rows (`cloneLong typed`, `cloneOne Project typed`, `cloneOne
 //! GithubUser typed`, `scale clone typed N`), a `Clone::clone` of exactly what the matching read
-//! returns: the allocation any read of owned output must do, and nothing else.
+//! returns: the allocation any read of owned output must do, and nothing else. The `drain…` rows
+//! (`drainLong Value`, `drainOne GithubUser Value`, `scale drain Value N`) are the yardsticks of
+//! normalizing a parsed `Value` that is moved in: each object's fields moved out of its map into a
+//! vector of their count, recursively (`drain`), which any store that keeps the input's
+//! strings in records of its own must do, and nothing else.
 //!
 //! Before anything runs, the Todo generator is checked against `todos-{100,1000,10000}.json`
 //! (byte-equal `serde_json::to_string`); the process exits with status 1 if it differs.
@@ -533,10 +537,35 @@ fn note(msg: &str) {
 // ---------------------------------------------------------------------------------------------
 // Workloads.
 
+/// A parsed `Value` with each object's fields moved into a vector: the `drain…` yardsticks.
+#[allow(dead_code)] // Built to be dropped: only its construction is timed.
+enum Drained {
+    Object(Vec<(String, Drained)>),
+    Array(Vec<Drained>),
+    Scalar(Value),
+}
+
+/// The least a normalization of a moved-in `Value` must do with it to keep its strings in
+/// records of its own: take every object's fields out of its map (freeing the map's nodes) into
+/// a vector of their count, and every array's elements into a new vector. No field is checked,
+/// no pk found, nothing stored.
+fn drain(value: Value) -> Drained {
+    match value {
+        Value::Object(map) => {
+            let mut fields = Vec::with_capacity(map.len());
+            fields.extend(map.into_iter().map(|(name, v)| (name, drain(v))));
+            Drained::Object(fields)
+        }
+        Value::Array(items) => Drained::Array(items.into_iter().map(drain).collect()),
+        scalar => Drained::Scalar(scalar),
+    }
+}
+
 fn long_workloads(b: &mut Bench) -> Result<(), String> {
     let names = [
         "normalizeLong",
         "normalizeLong copy",
+        "drainLong Value",
         "normalizeLong withMerge",
         "normalizeLong fromBytes",
         "normalizeLong fromBytes via Value",
@@ -617,6 +646,8 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
             s
         },
     );
+    // The yardstick of `normalizeLong`: the same input, only moved out of its maps.
+    b.run_with("drainLong Value", LONG_ITEMS, || long.clone(), drain);
     b.run_with("normalizeLong copy", LONG_ITEMS, Store::new, |mut s| {
         s.set_response::<ProjectList>(LONG_KEY, &(), &long).unwrap();
         s
@@ -713,6 +744,7 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
 fn github_user_workloads(b: &mut Bench) -> Result<(), String> {
     let names = [
         "normalizeOne GithubUser",
+        "drainOne GithubUser Value",
         "cloneOne GithubUser typed",
         "denormalizeOne GithubUser donotcache",
         "denormalizeOne GithubUser memo-cold",
@@ -745,6 +777,7 @@ fn github_user_workloads(b: &mut Bench) -> Result<(), String> {
             s
         },
     );
+    b.run_with("drainOne GithubUser Value", 1, || user.clone(), drain);
     let typed = store
         .__read_uncached::<GithubUser>(USER_KEY, &())
         .ok_or("the GitHub user does not read")?;
@@ -773,6 +806,7 @@ fn scale_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
         format!("scale denormalize withCache {n}"),
         format!("scale queryAll memo-cold {n}"),
         format!("scale clone typed {n}"),
+        format!("scale drain Value {n}"),
     ];
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     if !b.wants_any(&names) {
@@ -793,6 +827,7 @@ fn scale_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
             s
         },
     );
+    b.run_with(names[6], items, || input.clone(), drain);
     drop(input);
 
     let list = store.get_response::<Vec<Todo>>(TODOS_KEY, &()).map_err(err)?.data;
