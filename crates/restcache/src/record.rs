@@ -122,7 +122,8 @@ impl ShapeId {
 pub(crate) enum Indexed<'a> {
     /// Every declared name.
     Values(&'a [Value]),
-    /// The declared names whose bits are set in `present`.
+    /// The declared names whose bits are set in `present`; `0` when the pairs are every
+    /// declared name (or none), so that they are found by index without counting bits.
     Pairs { pairs: &'a [(Name, Value)], present: u64 },
 }
 
@@ -132,6 +133,7 @@ impl<'a> Indexed<'a> {
     pub fn get(self, i: usize) -> Option<&'a Value> {
         match self {
             Indexed::Values(values) => values.get(i),
+            Indexed::Pairs { pairs, present: 0 } => pairs.get(i).map(|(_, v)| v),
             Indexed::Pairs { pairs, present } => {
                 let bit = 1u64.checked_shl(i as u32)?;
                 if present & bit == 0 {
@@ -305,7 +307,8 @@ impl Fields {
                 present,
             } if own.is(shape) => Some(Indexed::Pairs {
                 pairs,
-                present: *present,
+                // As many as the declared names: all of them, in their order.
+                present: if pairs.len() == shape.len() { 0 } else { *present },
             }),
             _ => None,
         }
