@@ -36,6 +36,22 @@ fn row(store: &Store, table: &str, pk: &str, field: &str) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// Every table's `{pk: record}`: a snapshot without its times and versions.
+fn records(store: &Store) -> Value {
+    let snapshot = store.snapshot();
+    let tables = snapshot["entities"].as_object().cloned().unwrap_or_default();
+    let table = |t: &Value| -> serde_json::Map<String, Value> {
+        let rows = t["rows"].as_array().cloned().unwrap_or_default();
+        rows.into_iter()
+            .map(|r| (r["pk"].as_str().unwrap_or_default().to_owned(), r["record"].clone()))
+            .collect()
+    };
+    tables
+        .iter()
+        .map(|(name, t)| (name.clone(), Value::Object(table(t))))
+        .collect()
+}
+
 /// Two stores, each holding `bytes` written under `key`: from the bytes, and from the `Value`
 /// they parse to.
 fn written_both_ways<S: restcache::schema::Schema>(key: &str, bytes: &[u8]) -> (Store, Store) {
@@ -71,6 +87,32 @@ fn r_norm_6_from_bytes_repeats_combine_in_the_order_the_value_path_uses() {
         record(&from_bytes, "Review", "r"),
         json!({"id": "r", "author": "u", "replies": ["t"]})
     );
+}
+
+/// §0 (responses are handled as `serde_json::Value`s): a key repeated in one object keeps its
+/// last value, as a `Value`'s map does, and the values before it write nothing: not the
+/// entities nested in them, and no error when one of them does not fit the schema.
+#[test]
+fn r_norm_1_from_bytes_a_repeated_key_keeps_its_last_value_and_the_earlier_write_nothing() {
+    let cases: [&[u8]; 4] = [
+        // A nested entity field, written twice: the first user is not stored.
+        br#"{"id": "1", "owner": {"id": "u9", "name": "early"}, "title": "a", "owner": {"id": "u8", "name": "late"}}"#,
+        // The first one has no pk: no error, as the Value never sees it.
+        br#"{"id": "1", "owner": {"name": "no pk"}, "owner": {"id": "u8", "name": "late"}}"#,
+        // A plain field of the wrong type, then the right one.
+        br#"{"id": "1", "completed": "yes", "title": "a", "completed": true}"#,
+        // A whole entity repeated in a list element's place is one element, not two.
+        br#"{"id": "1", "owner": {"id": "u8", "name": "late"}, "owner": null}"#,
+    ];
+    for bytes in cases {
+        let text = String::from_utf8_lossy(bytes);
+        let (from_bytes, from_value) = written_both_ways::<Todo>("GET /todos/1", bytes);
+        assert_eq!(records(&from_bytes), records(&from_value), "{text}");
+        assert_eq!(record(&from_bytes, "User", "u9"), Value::Null, "{text}");
+        let read = from_bytes.get_response::<Todo>("GET /todos/1", &()).unwrap().data;
+        let expected = from_value.get_response::<Todo>("GET /todos/1", &()).unwrap().data;
+        assert_eq!(read, expected, "{text}");
+    }
 }
 
 /// R-NORM-9 with R-NORM-6: a record parsed from bytes with exactly its entity's declared fields

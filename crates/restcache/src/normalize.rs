@@ -232,6 +232,14 @@ pub struct NormalizeCtx<'a> {
 }
 
 impl<'a> NormalizeCtx<'a> {
+    /// This normalization started over: nothing written, nothing pending, the same tables,
+    /// args, body and policy.
+    pub(crate) fn restart(&mut self) {
+        let policy = self.policy;
+        *self = NormalizeCtx::new(self.tables, self.args, self.body);
+        self.policy = policy;
+    }
+
     /// A normalization reading `tables`, or no tables at all (`None`, see [`Self::committed`]).
     pub(crate) fn new(tables: Option<&'a Tables>, args: &'a Value, body: Option<&'a Value>) -> Self {
         NormalizeCtx {

@@ -11,7 +11,12 @@
 //!
 //! A normalization error cannot travel through serde's error type with its structure, so it is
 //! kept in the context ([`NormalizeCtx::seed_error`]) and a placeholder serde error unwinds the
-//! parse; [`normalize_bytes`] hands back the kept error.
+//! parse; [`normalize_bytes`] tells it from a syntax error. The store then normalizes the body
+//! again from the `Value` it parses to, and gives that outcome: a value parsed before the end of
+//! its object may yet be replaced by a later value of the same key (a repeated key keeps its
+//! last value, as in a `Value`), so neither its error nor its writes need stand. A repeated key
+//! of an object's only nested field fails the pass for the same reason, since the first
+//! value's writes went straight into the batch.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -36,8 +41,9 @@ pub(crate) fn fail<E: de::Error>(ctx: &mut NormalizeCtx<'_>, error: Error) -> E 
 pub(crate) enum BytesError {
     /// The bytes are not JSON (or not one JSON value).
     Syntax(serde_json::Error),
-    /// The JSON does not fit the schema.
-    Normalize(Error),
+    /// The JSON does not fit the schema somewhere, or repeats a key whose first value's writes
+    /// cannot be taken back: to be normalized again from its `Value`.
+    Normalize,
 }
 
 /// Parses `bytes` and normalizes them with `S` in one pass.
@@ -45,7 +51,7 @@ pub(crate) fn normalize_bytes<S: Schema>(bytes: &[u8], ctx: &mut NormalizeCtx<'_
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let result = S::normalize_seed(&mut de, ctx).and_then(|v| de.end().map(|()| v));
     result.map_err(|e| match ctx.seed_error.take() {
-        Some(error) => BytesError::Normalize(error),
+        Some(_) => BytesError::Normalize,
         None => BytesError::Syntax(e),
     })
 }
@@ -254,6 +260,8 @@ pub struct SeedWriter<'w, 'a> {
     held: Vec<(u32, Held)>,
     /// The declared name of the field just parsed, kept in the record instead of its key.
     name: Option<&'static str>,
+    /// Whether the object's only nested field was written, straight into the batch.
+    nested_written: bool,
 }
 
 impl SeedWriter<'_, '_> {
@@ -310,6 +318,13 @@ impl SeedWriter<'_, '_> {
             return map.next_value();
         }
         let outer = (of > 1).then(|| std::mem::take(&mut ctx.pending));
+        if outer.is_none() && std::mem::replace(&mut self.nested_written, true) {
+            // The key again: its first value's writes are in the batch and must not stand
+            // (§0, a repeated key keeps its last value). The body is normalized again from
+            // its `Value` (`Store::set_response_bytes`), where they never happen.
+            let error = self.ctx.invalid(self.entity, format!("the key `{name}` is repeated"));
+            return Err(fail(self.ctx, error));
+        }
         let saved = (
             ctx.parent.take(),
             ctx.parent_key.replace(name),
@@ -397,6 +412,7 @@ impl<'de, T: SeedFields> Visitor<'de> for ObjectVisitor<'_, '_, T> {
             entity,
             held: Vec::new(),
             name: None,
+            nested_written: false,
         };
         while let Some(key) = map.next_key_seed(KeySeed)? {
             let value = T::seed_field(&mut w, &key, &mut map)?;

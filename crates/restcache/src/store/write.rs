@@ -142,12 +142,16 @@ fn normalize_bytes<S: Schema>(
         Ok(result) => Ok(result),
         Err(BytesError::Syntax(e)) => Err(syntax(e)),
         // Bytes that are not JSON, or nest too deep, are that error wherever it is, as when
-        // the whole body is parsed first: the rest of the body is checked (only on this path).
-        Err(BytesError::Normalize(e)) => match serde_json::from_slice::<Value>(bytes) {
+        // the whole body is parsed first. Otherwise the body is normalized again as the
+        // `Value` it parses to, whose outcome is the one to give: the pass over the bytes met
+        // a value before the end of its object, where a later value of the same key may
+        // replace it (§0: a repeated key keeps its last value), so its error, or the writes it
+        // made, need not stand. Only failed writes take this second pass.
+        Err(BytesError::Normalize) => match serde_json::from_slice::<Value>(bytes) {
             Err(not_json) => Err(syntax(not_json)),
             Ok(parsed) => {
-                dispose(parsed);
-                Err(e)
+                ctx.restart();
+                normalize_value::<S>(ctx, method, parsed)
             }
         },
     }
