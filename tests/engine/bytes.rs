@@ -101,8 +101,8 @@ fn r_norm_1_from_bytes_a_repeated_key_keeps_its_last_value_and_the_earlier_write
         br#"{"id": "1", "owner": {"name": "no pk"}, "owner": {"id": "u8", "name": "late"}}"#,
         // A plain field of the wrong type, then the right one.
         br#"{"id": "1", "completed": "yes", "title": "a", "completed": true}"#,
-        // A whole entity repeated in a list element's place is one element, not two.
-        br#"{"id": "1", "owner": {"id": "u8", "name": "late"}, "owner": null}"#,
+        // A nested entity replaced by a later `null`: no user at all.
+        br#"{"id": "1", "owner": {"id": "u9", "name": "early"}, "owner": null}"#,
     ];
     for bytes in cases {
         let text = String::from_utf8_lossy(bytes);
@@ -113,6 +113,29 @@ fn r_norm_1_from_bytes_a_repeated_key_keeps_its_last_value_and_the_earlier_write
         let expected = from_value.get_response::<Todo>("GET /todos/1", &()).unwrap().data;
         assert_eq!(read, expected, "{text}");
     }
+
+    // In a list element, and in an entity of two nested fields (whose writes are held apart).
+    let list = br#"[{"id": "1", "owner": {"id": "u9", "name": "early"}, "owner": {"id": "u8", "name": "late"}}]"#;
+    let (from_bytes, from_value) = written_both_ways::<Vec<Todo>>("GET /todos", list);
+    assert_eq!(records(&from_bytes), records(&from_value));
+    assert_eq!(record(&from_bytes, "User", "u9"), Value::Null);
+    let review = br#"{"id": "r", "author": {"name": "no pk"}, "replies": [], "author": {"id": "u8", "name": "x"}}"#;
+    let (from_bytes, from_value) = written_both_ways::<Review>("GET /reviews/r", review);
+    assert_eq!(records(&from_bytes), records(&from_value));
+    assert_eq!(
+        record(&from_bytes, "Review", "r"),
+        json!({"id": "r", "author": "u8", "replies": []})
+    );
+
+    // A body with several faults fails with the fault its `Value` fails with.
+    let faults = br#"{"id": "1", "title": 5, "completed": "x"}"#;
+    let mut store = Store::new();
+    let from_bytes = store
+        .set_response_bytes::<Todo>("GET /todos/1", &(), faults)
+        .unwrap_err();
+    let value: Value = serde_json::from_slice(faults).unwrap();
+    let from_value = store.set_response::<Todo>("GET /todos/1", &(), value).unwrap_err();
+    assert_eq!(from_bytes.to_string(), from_value.to_string());
 }
 
 /// R-NORM-9 with R-NORM-6: a record parsed from bytes with exactly its entity's declared fields

@@ -233,7 +233,8 @@ pub struct NormalizeCtx<'a> {
 
 impl<'a> NormalizeCtx<'a> {
     /// This normalization started over: nothing written, nothing pending, the same tables,
-    /// args, body and policy.
+    /// args, body and policy (all that `normalize_bytes_in` sets up before a pass; what else
+    /// a caller sets would be lost).
     pub(crate) fn restart(&mut self) {
         let policy = self.policy;
         *self = NormalizeCtx::new(self.tables, self.args, self.body);

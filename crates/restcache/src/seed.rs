@@ -302,7 +302,9 @@ impl SeedWriter<'_, '_> {
     /// normalized by `S` as it is parsed, or, when `S` reads the object holding it
     /// ([`Schema::PARENT`]), parsed now and normalized once the object is complete. With more
     /// than one nested field, each field's writes are held until the object is complete and
-    /// then join the batch in declaration order.
+    /// then join the batch in declaration order (a repeated key's replacing its earlier
+    /// value's). An object's only nested field writes straight into the batch, so its key
+    /// repeated fails the pass, and the body is normalized again from its `Value`.
     pub fn nested<'de, S: Schema, A: MapAccess<'de>>(
         &mut self,
         map: &mut A,

@@ -288,7 +288,9 @@ impl Store {
     /// first where the schema allows (entities, `#[derive(Schema)]` objects, `Vec`, `Option`,
     /// `Box`; other schemas parse their part into a `Value`). Whitespace alone stands for an empty
     /// response, as over HTTP. Bytes that are not JSON are an [`Error::Decode`]; on any error
-    /// nothing is written.
+    /// nothing is written. Bytes that fail to normalize are normalized again from the `Value`
+    /// they parse to, which gives the outcome: a key repeated in one object keeps its last value
+    /// (as in a `Value`), so an earlier value's fault, or its writes, do not count.
     ///
     /// ```
     /// # use restcache::prelude::*;
