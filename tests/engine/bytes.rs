@@ -94,7 +94,11 @@ fn r_norm_6_from_bytes_repeats_combine_in_the_order_the_value_path_uses() {
 /// entities nested in them, and no error when one of them does not fit the schema.
 #[test]
 fn r_norm_1_from_bytes_a_repeated_key_keeps_its_last_value_and_the_earlier_write_nothing() {
-    let cases: [&[u8]; 4] = [
+    let cases: [&[u8]; 6] = [
+        // A plain field written twice, both values fitting: the last one is kept.
+        br#"{"id": "1", "title": "a", "completed": false, "title": "b"}"#,
+        // The same beside a field the entity does not declare, itself repeated.
+        br#"{"extra": 1, "id": "1", "title": "a", "title": "b", "extra": [2]}"#,
         // A nested entity field, written twice: the first user is not stored.
         br#"{"id": "1", "owner": {"id": "u9", "name": "early"}, "title": "a", "owner": {"id": "u8", "name": "late"}}"#,
         // The first one has no pk: no error, as the Value never sees it.
