@@ -224,8 +224,9 @@ pub struct NormalizeCtx<'a> {
     pub(crate) in_list: bool,
     pub(crate) pk_fallback: Option<String>,
     pub(crate) policy: Option<&'a dyn CollectionPolicy>,
-    /// A normalization error met while parsing ([`crate::seed`]), kept while serde unwinds.
-    pub(crate) seed_error: Option<Error>,
+    /// Whether the pass over bytes met JSON that does not fit the schema ([`crate::seed`]),
+    /// told apart from a syntax error once serde has unwound.
+    pub(crate) seed_failed: bool,
     /// Buffers for the fields of the records being parsed ([`crate::seed`]), one per level of
     /// nesting, reused from record to record.
     pub(crate) entries: Vec<Vec<(Name, Value)>>,
@@ -257,7 +258,7 @@ impl<'a> NormalizeCtx<'a> {
             in_list: false,
             pk_fallback: None,
             policy: None,
-            seed_error: None,
+            seed_failed: false,
             entries: Vec::new(),
         }
     }

@@ -9,10 +9,10 @@
 //! The writes are the ones the `Value` path makes, into the same pending batch, committed in one
 //! step or not at all.
 //!
-//! A normalization error cannot travel through serde's error type with its structure, so it is
-//! kept in the context ([`NormalizeCtx::seed_error`]) and a placeholder serde error unwinds the
-//! parse; [`normalize_bytes`] tells it from a syntax error. The store then normalizes the body
-//! again from the `Value` it parses to, and gives that outcome: a value parsed before the end of
+//! When the JSON does not fit the schema, the pass notes it in the context
+//! ([`NormalizeCtx::seed_failed`]) and a placeholder serde error unwinds the parse;
+//! [`normalize_bytes`] tells it from a syntax error. The store then normalizes the body again
+//! from the `Value` it parses to, and gives that outcome, its error included: a value parsed before the end of
 //! its object may yet be replaced by a later value of the same key (a repeated key keeps its
 //! last value, as in a `Value`), so neither its error nor its writes need stand. A repeated key
 //! of an object's only nested field fails the pass for the same reason, since the first
@@ -31,9 +31,10 @@ use crate::normalize::{NormalizeCtx, Pending, RecordWriter, Seg};
 use crate::record::Fields;
 use crate::schema::{Entity, Schema};
 
-/// Keeps `error` in the context and returns the serde error that unwinds the parse.
-pub(crate) fn fail<E: de::Error>(ctx: &mut NormalizeCtx<'_>, error: Error) -> E {
-    ctx.seed_error = Some(error);
+/// Notes in the context that the pass failed, and returns the serde error that unwinds the
+/// parse. What failed is told by the second pass, from the `Value` ([`normalize_bytes`]).
+pub(crate) fn fail<E: de::Error>(ctx: &mut NormalizeCtx<'_>) -> E {
+    ctx.seed_failed = true;
     E::custom("normalization error")
 }
 
@@ -50,9 +51,9 @@ pub(crate) enum BytesError {
 pub(crate) fn normalize_bytes<S: Schema>(bytes: &[u8], ctx: &mut NormalizeCtx<'_>) -> Result<Value, BytesError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let result = S::normalize_seed(&mut de, ctx).and_then(|v| de.end().map(|()| v));
-    result.map_err(|e| match ctx.seed_error.take() {
-        Some(_) => BytesError::Normalize,
-        None => BytesError::Syntax(e),
+    result.map_err(|e| match std::mem::take(&mut ctx.seed_failed) {
+        true => BytesError::Normalize,
+        false => BytesError::Syntax(e),
     })
 }
 
@@ -62,7 +63,7 @@ pub(crate) fn via_value<'de, S: Schema, D: Deserializer<'de>>(
     ctx: &mut NormalizeCtx<'_>,
 ) -> Result<Value, D::Error> {
     let mut value = Value::deserialize(de)?;
-    S::normalize(&mut value, ctx).map_err(|e| fail(ctx, e))
+    S::normalize(&mut value, ctx).map_err(|_| fail(ctx))
 }
 
 /// Seeds `S` at the current position.
@@ -125,30 +126,30 @@ pub(crate) fn option<'de, S: Schema, D: Deserializer<'de>>(
     .deserialize(de)
 }
 
-/// A visitor that accepts one JSON kind and turns every other kind into an
-/// [`Error::InvalidResponse`] built by `wrong` from the kind's name.
+/// A visitor that accepts one JSON kind and fails the pass (`wrong`) on every other kind; the
+/// second pass, over the `Value`, tells the error.
 macro_rules! wrong_kinds {
     () => {
         fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Err(self.wrong("a boolean"))
+            Err(self.wrong())
         }
         fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Err(self.wrong("a number"))
+            Err(self.wrong())
         }
         fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Err(self.wrong("a number"))
+            Err(self.wrong())
         }
         fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Err(self.wrong("a number"))
+            Err(self.wrong())
         }
         fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Err(self.wrong("a string"))
+            Err(self.wrong())
         }
         fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Err(self.wrong("null"))
+            Err(self.wrong())
         }
         fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            Err(self.wrong("null"))
+            Err(self.wrong())
         }
     };
 }
@@ -167,9 +168,8 @@ struct ListVisitor<'c, 'a, S> {
 }
 
 impl<S> ListVisitor<'_, '_, S> {
-    fn wrong<E: de::Error>(self, kind: &str) -> E {
-        let error = self.ctx.invalid(None, format!("expected an array, found {kind}"));
-        fail(self.ctx, error)
+    fn wrong<E: de::Error>(self) -> E {
+        fail(self.ctx)
     }
 }
 
@@ -183,13 +183,13 @@ impl<'de, S: Schema> Visitor<'de> for ListVisitor<'_, '_, S> {
     wrong_kinds!();
 
     fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Value, A::Error> {
-        Err(self.wrong("an object"))
+        Err(self.wrong())
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let ctx = self.ctx;
-        if let Err(e) = ctx.check_depth() {
-            return Err(fail(ctx, e));
+        if ctx.check_depth().is_err() {
+            return Err(fail(ctx));
         }
         let was = std::mem::replace(&mut ctx.in_list, true);
         ctx.pk_fallback = None;
@@ -255,7 +255,6 @@ fn deferred_nested<S: Schema>(w: &mut RecordWriter<'_, '_>, name: &'static str) 
 #[doc(hidden)]
 pub struct SeedWriter<'w, 'a> {
     ctx: &'w mut NormalizeCtx<'a>,
-    entity: Option<&'static str>,
     /// Nested fields whose writes wait for the object to be complete, by declaration order.
     held: Vec<(u32, Held)>,
     /// The declared name of the field just parsed, kept in the record instead of its key.
@@ -285,16 +284,7 @@ impl SeedWriter<'_, '_> {
         let value: Value = map.next_value()?;
         match check(&value) {
             Ok(()) => Ok(value),
-            Err(e) => {
-                let error = Error::Decode {
-                    url: String::new(),
-                    content_type: None,
-                    entity: self.entity.map(str::to_owned),
-                    position: self.ctx.at(Seg::Key(Cow::Borrowed(name)), |ctx| ctx.pointer()),
-                    message: e.to_string(),
-                };
-                Err(fail(self.ctx, error))
-            }
+            Err(_) => Err(fail(self.ctx)),
         }
     }
 
@@ -324,8 +314,7 @@ impl SeedWriter<'_, '_> {
             // The key again: its first value's writes are in the batch and must not stand
             // (§0, a repeated key keeps its last value). The body is normalized again from
             // its `Value` (`Store::set_response_bytes`), where they never happen.
-            let error = self.ctx.invalid(self.entity, format!("the key `{name}` is repeated"));
-            return Err(fail(self.ctx, error));
+            return Err(fail(self.ctx));
         }
         let saved = (
             ctx.parent.take(),
@@ -379,12 +368,8 @@ struct ObjectVisitor<'c, 'a, T> {
 }
 
 impl<T> ObjectVisitor<'_, '_, T> {
-    fn wrong<E: de::Error>(self, kind: &str) -> E {
-        let what = self
-            .entity
-            .map_or_else(|| "an object".to_owned(), |k| format!("an object for entity {k}"));
-        let error = self.ctx.invalid(self.entity, format!("expected {what}, found {kind}"));
-        fail(self.ctx, error)
+    fn wrong<E: de::Error>(self) -> E {
+        fail(self.ctx)
     }
 }
 
@@ -398,20 +383,19 @@ impl<'de, T: SeedFields> Visitor<'de> for ObjectVisitor<'_, '_, T> {
     wrong_kinds!();
 
     fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
-        Err(self.wrong("an array"))
+        Err(self.wrong())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let ObjectVisitor { ctx, entity, shape, .. } = self;
-        if let Err(e) = ctx.check_depth() {
-            return Err(fail(ctx, e));
+        if ctx.check_depth().is_err() {
+            return Err(fail(ctx));
         }
         // A record's fields are collected in a buffer that the next record reuses; the record
         // itself is then allocated once, at its size.
         let mut entries = ctx.entries.pop().unwrap_or_default();
         let mut w = SeedWriter {
             ctx,
-            entity,
             held: Vec::new(),
             name: None,
             nested_written: false,
@@ -446,8 +430,8 @@ impl<'de, T: SeedFields> Visitor<'de> for ObjectVisitor<'_, '_, T> {
             match h {
                 Held::Written(writes) => rw.ctx().pending.append(writes),
                 Held::Deferred(name, normalize) => {
-                    if let Err(e) = normalize(&mut rw, name) {
-                        return Err(fail(rw.ctx(), e));
+                    if normalize(&mut rw, name).is_err() {
+                        return Err(fail(rw.ctx()));
                     }
                 }
             }
@@ -516,8 +500,7 @@ pub fn entity<'de, E: Entity + SeedFields, D: Deserializer<'de>>(
         // A `Values` map key stands in for a missing pk, but an empty key is no pk either (R-NORM-3).
         .or(fallback.filter(|k| !k.is_empty()));
     let Some(pk) = pk else {
-        let error = ctx.invalid(Some(E::KEY), "missing or empty primary key");
-        return Err(fail(ctx, error));
+        return Err(fail(ctx));
     };
     ctx.pending.entity(E::KEY, pk.clone(), record);
     Ok(Value::String(pk))
