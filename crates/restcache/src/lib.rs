@@ -74,6 +74,7 @@ mod record;
 pub mod rest;
 pub mod schema;
 mod seed;
+mod sip;
 pub mod store;
 mod tables;
 

@@ -14,12 +14,21 @@ use tokio::time::Instant;
 
 use crate::prefetch::{MIN_ROWS, ROWS_AHEAD, STRINGS_AHEAD};
 use crate::record::Fields;
+use crate::sip::{Keys, Sip, hash_str};
 
 pub(crate) type TableId = u32;
 
 /// The keys of the pk hash, drawn at random once per process: primary keys are chosen by
-/// servers, so the tables keep std's keyed SipHash against collision flooding (HashDoS).
-static PK_KEYS: LazyLock<RandomState> = LazyLock::new(RandomState::new);
+/// servers, so the tables keep a keyed SipHash (std's, [`crate::sip`]) against collision
+/// flooding (HashDoS). They are two outputs of std's `RandomState`, itself keyed from the
+/// operating system's randomness.
+static PK_KEYS: LazyLock<Keys> = LazyLock::new(|| {
+    let random = RandomState::new();
+    Keys {
+        k0: random.hash_one(0_u8),
+        k1: random.hash_one(1_u8),
+    }
+});
 
 /// The hasher of every table's rows (and of pending writes). One set of keys for all tables
 /// lets a normalization hash each pk once and reuse the hash when it commits, into whichever
@@ -28,17 +37,18 @@ static PK_KEYS: LazyLock<RandomState> = LazyLock::new(RandomState::new);
 pub(crate) struct PkHasher;
 
 impl BuildHasher for PkHasher {
-    type Hasher = <RandomState as BuildHasher>::Hasher;
+    type Hasher = Sip<1, 3>;
 
     fn build_hasher(&self) -> Self::Hasher {
-        PK_KEYS.build_hasher()
+        Sip::new(*PK_KEYS)
     }
 }
 
 impl PkHasher {
-    /// The hash of `pk` as a row key.
+    /// The hash of `pk` as a row key: what the maps' own hashing gives it, in one pass.
+    #[inline]
     pub fn pk(pk: &str) -> u64 {
-        PkHasher.hash_one(pk)
+        hash_str::<1, 3>(*PK_KEYS, pk)
     }
 }
 
@@ -236,7 +246,26 @@ mod tests {
 
     use tokio::time::Instant;
 
-    use super::Stamp;
+    use super::{PkHasher, Stamp};
+
+    /// A pk hashed in one pass ([`PkHasher::pk`]) has the hash a table's map gives it, so a
+    /// row written with the one is found by the other.
+    #[test]
+    fn a_pk_hashed_in_one_pass_has_the_maps_hash() {
+        use std::hash::BuildHasher;
+        for n in 0..=40 {
+            let pk: String = (0..n).map(|i| char::from(b'0' + (i % 10) as u8)).collect();
+            assert_eq!(PkHasher::pk(&pk), PkHasher.hash_one(&pk), "{pk:?}");
+            assert_eq!(PkHasher::pk(&pk), PkHasher.hash_one(pk.as_str()), "{pk:?}");
+        }
+        use indexmap::map::raw_entry_v1::RawEntryApiV1;
+        let mut rows = indexmap::IndexMap::with_hasher(PkHasher);
+        rows.insert("gnoff".to_owned(), 1);
+        let found = rows
+            .raw_entry_v1()
+            .from_key_hashed_nocheck(PkHasher::pk("gnoff"), "gnoff");
+        assert_eq!(found, Some((&"gnoff".to_owned(), &1)));
+    }
 
     /// R-NORM-7 compares `fetched_at`s as stamps: they order as their instants do, before and
     /// after the process's base, and come back as the very instant; far instants are clamped.
