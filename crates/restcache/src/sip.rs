@@ -10,15 +10,15 @@
 
 use std::hash::Hasher;
 
-/// The 128-bit key of a SipHash function.
-#[derive(Clone, Copy, Debug)]
+/// The 128-bit key of a SipHash function (no `Debug`, so that nothing prints it).
+#[derive(Clone, Copy)]
 pub(crate) struct Keys {
     pub k0: u64,
     pub k1: u64,
 }
 
 /// The four words of SipHash's internal state.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 struct State {
     v0: u64,
     v1: u64,
@@ -126,7 +126,7 @@ pub(crate) fn hash_str<const C: usize, const D: usize>(keys: Keys, s: &str) -> u
 }
 
 /// A streaming SipHash-`C`-`D` [`Hasher`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Sip<const C: usize, const D: usize> {
     state: State,
     /// The bytes written since the last whole word, little-endian.
@@ -188,9 +188,30 @@ mod tests {
         k1: 0x0f0e_0d0c_0b0a_0908,
     };
 
-    /// A string of `n` ASCII letters.
+    /// Message lengths: every one up to 40 (each length of tail, with and without whole words
+    /// before it), and long ones whose length byte wraps (SipHash keeps the length mod 256).
+    fn lengths() -> impl Iterator<Item = usize> {
+        (0..=40).chain([63, 64, 65, 255, 256, 257, 1000, 1025])
+    }
+
+    /// `n` bytes taking every value, the high bit included.
+    fn bytes(n: usize) -> Vec<u8> {
+        (0..n).map(|i| (i * 167 + 13) as u8).collect()
+    }
+
+    /// A string of `n` bytes mixing characters of one to four bytes.
     fn text(n: usize) -> String {
-        (0..n).map(|i| char::from(b'a' + (i * 7 % 26) as u8)).collect()
+        let mut s = String::new();
+        for c in ['a', 'é', '€', '😀'].into_iter().cycle() {
+            if s.len() + c.len_utf8() > n {
+                break;
+            }
+            s.push(c);
+        }
+        while s.len() < n {
+            s.push('z');
+        }
+        s
     }
 
     /// The test vector of the SipHash paper (Aumasson and Bernstein, appendix A): SipHash-2-4
@@ -203,29 +224,42 @@ mod tests {
         assert_eq!(sip.finish(), 0xa129_ca61_49be_45e5);
     }
 
-    /// std's `SipHasher` (SipHash-2-4) agrees with the streaming hasher, written in one piece
-    /// or in pieces of every size, for messages of 0 to 40 bytes.
+    /// std's `SipHasher` (SipHash-2-4) agrees with the streaming hasher, whether the message is
+    /// written in one piece, in pieces of one size (every size for short messages), or in
+    /// pieces of uneven sizes.
     #[test]
     #[allow(deprecated)]
     fn sip24_agrees_with_std_however_the_message_is_split() {
-        for n in 0..=40 {
-            let message: Vec<u8> = (0..n as u8).map(|b| b.wrapping_mul(37)).collect();
+        for n in lengths() {
+            let message = bytes(n);
             let mut std_sip = std::hash::SipHasher::new_with_keys(KEYS.k0, KEYS.k1);
             std_sip.write(&message);
             let expected = std_sip.finish();
-            for piece in 1..=n.max(1) {
+            let sizes: Vec<usize> = if n <= 40 {
+                (1..=n.max(1)).collect()
+            } else {
+                vec![1, 3, 7, 8, 9, 100]
+            };
+            for size in sizes {
                 let mut sip = Sip::<2, 4>::new(KEYS);
-                for chunk in message.chunks(piece) {
+                for chunk in message.chunks(size) {
                     sip.write(chunk);
                 }
-                assert_eq!(sip.finish(), expected, "{n} bytes in pieces of {piece}");
+                assert_eq!(sip.finish(), expected, "{n} bytes in pieces of {size}");
             }
+            let (mut sip, mut rest, mut size) = (Sip::<2, 4>::new(KEYS), &message[..], 0);
+            while !rest.is_empty() {
+                size = size % 11 + 1;
+                let (piece, tail) = rest.split_at(size.min(rest.len()));
+                sip.write(piece);
+                rest = tail;
+            }
+            assert_eq!(sip.finish(), expected, "{n} bytes in uneven pieces");
         }
     }
 
-    /// The one-pass hash of a string is what the streaming hasher gives that `str`, for strings
-    /// of 0 to 40 bytes (every length of tail, with and without whole words before it), in
-    /// both round counts.
+    /// The one-pass hash of a string is what the streaming hasher gives that `str` (its bytes
+    /// and `str`'s `0xff`), in both round counts, and for SipHash-2-4 what std's gives it.
     #[test]
     fn hash_str_is_the_streaming_hash_of_the_str() {
         #[allow(deprecated)]
@@ -239,11 +273,12 @@ mod tests {
             s.hash(&mut h);
             h.finish()
         }
-        for n in 0..=40 {
+        for n in lengths() {
             let s = text(n);
-            assert_eq!(hash_str::<2, 4>(KEYS, &s), std_sip24(&s), "{s:?}");
-            assert_eq!(hash_str::<2, 4>(KEYS, &s), streamed::<2, 4>(&s), "{s:?}");
-            assert_eq!(hash_str::<1, 3>(KEYS, &s), streamed::<1, 3>(&s), "{s:?}");
+            assert_eq!(s.len(), n);
+            assert_eq!(hash_str::<2, 4>(KEYS, &s), std_sip24(&s), "{n} bytes");
+            assert_eq!(hash_str::<2, 4>(KEYS, &s), streamed::<2, 4>(&s), "{n} bytes");
+            assert_eq!(hash_str::<1, 3>(KEYS, &s), streamed::<1, 3>(&s), "{n} bytes");
         }
     }
 
@@ -252,7 +287,7 @@ mod tests {
     fn hashes_depend_on_the_keys_and_the_string() {
         let other = Keys { k0: 1, k1: 2 };
         let mut seen = std::collections::HashSet::new();
-        for n in 0..=40 {
+        for n in lengths() {
             let s = text(n);
             assert_ne!(hash_str::<1, 3>(KEYS, &s), hash_str::<1, 3>(other, &s), "{s:?}");
             assert!(seen.insert(hash_str::<1, 3>(KEYS, &s)), "{s:?}");
