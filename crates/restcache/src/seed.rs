@@ -11,12 +11,12 @@
 //!
 //! When the JSON does not fit the schema, the pass notes it in the context
 //! ([`NormalizeCtx::seed_failed`]) and a placeholder serde error unwinds the parse;
-//! [`normalize_bytes`] tells it from a syntax error. The store then normalizes the body again
-//! from the `Value` it parses to, and gives that outcome, its error included: a value parsed before the end of
-//! its object may yet be replaced by a later value of the same key (a repeated key keeps its
-//! last value, as in a `Value`), so neither its error nor its writes need stand. A repeated key
-//! of an object's only nested field fails the pass for the same reason, since the first
-//! value's writes went straight into the batch.
+//! [`normalize_bytes`] tells it from a syntax error. The store then normalizes the body again from
+//! the `Value` it parses to, and gives that outcome, its error included: a value parsed before the
+//! end of its object may yet be replaced by a later value of the same key (a repeated key keeps its
+//! last value, as in a `Value`), so neither its error nor its writes need stand. A repeated key of
+//! an object's only nested field fails the pass for the same reason, since the first value's writes
+//! went straight into the batch.
 
 use std::borrow::Cow;
 use std::fmt;
