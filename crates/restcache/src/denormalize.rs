@@ -67,6 +67,9 @@ pub struct DenormalizeCtx<'s> {
     /// Per table (by `id % HINTS`): the row after the last one found there, where the next
     /// lookup is tried before the pk is hashed (see [`slot`](Self::slot)).
     next_rows: [u32; HINTS],
+    /// Whether `deps` is kept: only a read whose output the memo keeps needs to know what it
+    /// depended on ([`untracked`](Self::untracked)).
+    tracked: bool,
     pub(crate) deps: Deps,
 }
 
@@ -74,13 +77,25 @@ pub struct DenormalizeCtx<'s> {
 const HINTS: usize = 8;
 
 impl<'s> DenormalizeCtx<'s> {
+    /// A read that records what it depends on in `deps`, for the memo.
     pub(crate) fn new(tables: &'s Tables, args: &'s Value) -> Self {
         DenormalizeCtx {
             tables,
             args,
             stack: Vec::new(),
             next_rows: [0; HINTS],
+            tracked: true,
             deps: Deps::default(),
+        }
+    }
+
+    /// A read whose output no memo keeps (what a fetched response describes, the optimistic
+    /// layers' existence checks, reads without the memo): it records no dependencies, which
+    /// only the memo's check of an entry needs (a list of todos notes each todo and its user).
+    pub(crate) fn untracked(tables: &'s Tables, args: &'s Value) -> Self {
+        DenormalizeCtx {
+            tracked: false,
+            ..Self::new(tables, args)
         }
     }
 
@@ -116,14 +131,20 @@ impl<'s> DenormalizeCtx<'s> {
                 Some((id, row, slot))
             }
             None => {
-                self.deps.missing.push((table, pk.to_owned()));
+                if self.tracked {
+                    self.deps.missing.push((table, pk.to_owned()));
+                }
                 None
             }
         }
     }
 
-    /// Records a dependency on a row found by other means (table enumeration).
-    pub(crate) fn note(&mut self, table: TableId, row: usize, slot: &Slot) {
+    /// Records a dependency on a row (when the read is tracked).
+    #[inline]
+    fn note(&mut self, table: TableId, row: usize, slot: &Slot) {
+        if !self.tracked {
+            return;
+        }
         self.deps.slots.push(SlotDep {
             table,
             row: row as u32,
@@ -134,9 +155,10 @@ impl<'s> DenormalizeCtx<'s> {
     /// Records a dependency on a whole table (its set of rows), for `All`. Returns its id.
     pub(crate) fn enumerate(&mut self, table: &'static str) -> Option<TableId> {
         let id = self.tables.id(table);
-        self.deps
-            .tables
-            .push((table, id.map_or(0, |id| self.tables.table(id).version)));
+        if self.tracked {
+            let version = id.map_or(0, |id| self.tables.table(id).version);
+            self.deps.tables.push((table, version));
+        }
         id
     }
 
@@ -312,5 +334,96 @@ impl<'s> RecordReader<'_, 's> {
             Some(v) => S::denormalize(v, self.ctx).map(Some),
             None => Ok(None),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::Store;
+    use crate::error::Error;
+    use crate::normalize::RecordWriter;
+    use crate::schema::{All, Entity, pk_string};
+
+    #[derive(Clone, Debug, Default, PartialEq)]
+    struct Owner {
+        name: String,
+    }
+
+    impl Entity for Owner {
+        const KEY: &'static str = "Owner";
+        const COLLECTION_KEY: &'static str = "[Owner]";
+        fn pk(input: &Value) -> Option<String> {
+            pk_string(input.get("id"))
+        }
+        fn read_record(r: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved> {
+            Ok(Owner {
+                name: r.plain("name")?.unwrap_or_default(),
+            })
+        }
+    }
+    crate::impl_entity_schema!(Owner);
+
+    #[derive(Clone, Debug, Default, PartialEq)]
+    struct Task {
+        id: u32,
+        owner: Option<Owner>,
+    }
+
+    impl Entity for Task {
+        const KEY: &'static str = "Task";
+        const COLLECTION_KEY: &'static str = "[Task]";
+        fn pk(input: &Value) -> Option<String> {
+            pk_string(input.get("id"))
+        }
+        fn write_record(w: &mut RecordWriter<'_, '_>) -> Result<(), Error> {
+            w.nested::<Owner>("owner")
+        }
+        fn read_record(r: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved> {
+            Ok(Task {
+                id: r.plain("id")?.unwrap_or_default(),
+                owner: r.nested::<Owner>("owner")?,
+            })
+        }
+    }
+    crate::impl_entity_schema!(Task);
+
+    /// R-READ-5: a read the memo keeps records every row it depends on (each task and each
+    /// task's owner), each pk it found no row for, and each table it enumerated (`All`), so that
+    /// a change to any of them is seen; a read no memo keeps (`untracked`) builds the same output
+    /// and records none of them.
+    #[test]
+    fn r_read_5_only_a_read_the_memo_keeps_records_what_it_depends_on() {
+        let tasks: Vec<Value> = (0..4)
+            .map(|i| json!({"id": i, "owner": {"id": i % 2, "name": format!("o{}", i % 2)}}))
+            .collect();
+        let mut store = Store::new();
+        store
+            .set_response::<Vec<Task>>("GET /tasks", &(), Value::Array(tasks))
+            .unwrap();
+        let (tables, args) = (store.read_tables(), json!({}));
+        let stored = &store.read_result("GET /tasks").unwrap().value;
+
+        fn read<'s>(stored: &'s Value, mut ctx: DenormalizeCtx<'s>) -> (Vec<Task>, Vec<Owner>, Deps) {
+            let list = <Vec<Task> as Schema>::denormalize(stored, &mut ctx).unwrap();
+            let all = <All<Owner> as Schema>::query(&mut ctx).unwrap().unwrap();
+            assert!(ctx.slot(Owner::KEY, "none").is_none());
+            (list, all, ctx.deps)
+        }
+        let (list, owners, deps) = read(stored, DenormalizeCtx::new(tables, &args));
+        assert_eq!(list.len(), 4);
+        assert_eq!(list[3].owner.as_ref().unwrap().name, "o1");
+        assert_eq!(owners.len(), 2);
+        assert_eq!(deps.slots.len(), 8, "each task and each task's owner");
+        assert_eq!(deps.missing, vec![(Owner::KEY, "none".to_owned())]);
+        assert_eq!(deps.tables.len(), 1, "the owners' table, enumerated");
+        assert!(deps.current(tables));
+
+        let (untracked_list, untracked_owners, none) = read(stored, DenormalizeCtx::untracked(tables, &args));
+        assert_eq!(untracked_list, list);
+        assert_eq!(untracked_owners, owners);
+        assert_eq!(none, Deps::default());
     }
 }

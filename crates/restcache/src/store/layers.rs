@@ -92,7 +92,7 @@ fn normalize_layer<S: Schema>(tables: &Tables, input: &LayerInput<'_>) -> Result
 
 /// Whether the entity the args name is stored and valid (query mode finds it).
 fn exists_layer<S: Schema>(tables: &Tables, args: &Value) -> bool {
-    S::query(&mut DenormalizeCtx::new(tables, args)).is_some_and(|r| r.is_ok())
+    S::query(&mut DenormalizeCtx::untracked(tables, args)).is_some_and(|r| r.is_ok())
 }
 
 /// The read state while layers are pending.

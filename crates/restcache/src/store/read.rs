@@ -285,7 +285,7 @@ impl Store {
     #[doc(hidden)]
     pub fn __read_uncached<S: Schema>(&self, key: &str, args: &impl Serialize) -> Option<S::Output> {
         let args = Value::Object(args_map(args).ok()?);
-        let mut ctx = DenormalizeCtx::new(self.read_tables(), &args);
+        let mut ctx = DenormalizeCtx::untracked(self.read_tables(), &args);
         match self.read_result(key) {
             Some(r) => S::denormalize(&r.value, &mut ctx).ok(),
             None => S::query(&mut ctx)?.ok(),

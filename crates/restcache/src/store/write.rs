@@ -441,7 +441,7 @@ impl Store {
                 slot.meta = meta;
             }
         }
-        S::denormalize(result, &mut DenormalizeCtx::new(&scratch, args)).ok()
+        S::denormalize(result, &mut DenormalizeCtx::untracked(&scratch, args)).ok()
     }
 
     fn normalize<S: Schema>(
