@@ -1,8 +1,9 @@
 //! Normalized result + tables → typed output (SPEC R-READ).
 //!
-//! Every read records what it touched — `(table, row, version)` for records it found, the pk of
-//! references it could not resolve, and the tables it enumerated — so the store can tell, without
-//! rebuilding anything, whether a memoized output is still current (R-READ-5).
+//! A read the memo keeps records what it touched — `(table, row, version)` for records it found,
+//! the pk of references it could not resolve, and the tables it enumerated — so the store can
+//! tell, without rebuilding anything, whether a memoized output is still current (R-READ-5).
+//! Other reads record nothing ([`DenormalizeCtx::untracked`]).
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -67,10 +68,11 @@ pub struct DenormalizeCtx<'s> {
     /// Per table (by `id % HINTS`): the row after the last one found there, where the next
     /// lookup is tried before the pk is hashed (see [`slot`](Self::slot)).
     next_rows: [u32; HINTS],
-    /// Whether `deps` is kept: only a read whose output the memo keeps needs to know what it
-    /// depended on ([`untracked`](Self::untracked)).
+    /// Whether lookups are recorded in `deps` (an untracked read leaves it empty): only a read
+    /// whose output the memo keeps needs to know what it depended on
+    /// ([`untracked`](Self::untracked)).
     tracked: bool,
-    pub(crate) deps: Deps,
+    deps: Deps,
 }
 
 /// How many tables' next-row hints a read keeps.
@@ -91,7 +93,8 @@ impl<'s> DenormalizeCtx<'s> {
 
     /// A read whose output no memo keeps (what a fetched response describes, the optimistic
     /// layers' existence checks, reads without the memo): it records no dependencies, which
-    /// only the memo's check of an entry needs (a list of todos notes each todo and its user).
+    /// only the memo reads, to check that an entry is current and, in query mode, for the
+    /// earliest expiry of the rows it touched (a list of todos notes each todo and its user).
     pub(crate) fn untracked(tables: &'s Tables, args: &'s Value) -> Self {
         DenormalizeCtx {
             tracked: false,
@@ -104,7 +107,16 @@ impl<'s> DenormalizeCtx<'s> {
         self.args
     }
 
-    /// Looks a record up by table and pk, recording the dependency.
+    /// What a tracked read depended on, for the memo.
+    pub(crate) fn into_deps(self) -> Deps {
+        debug_assert!(
+            self.tracked,
+            "an untracked read's empty deps would look current forever"
+        );
+        self.deps
+    }
+
+    /// Looks a record up by table and pk, recording the dependency (when tracked).
     ///
     /// A list read back in the order it was written finds its entities in consecutive rows, and
     /// one entity often follows itself (ten todos of one user): so the row after the previous
@@ -140,7 +152,6 @@ impl<'s> DenormalizeCtx<'s> {
     }
 
     /// Records a dependency on a row (when the read is tracked).
-    #[inline]
     fn note(&mut self, table: TableId, row: usize, slot: &Slot) {
         if !self.tracked {
             return;
@@ -152,7 +163,8 @@ impl<'s> DenormalizeCtx<'s> {
         });
     }
 
-    /// Records a dependency on a whole table (its set of rows), for `All`. Returns its id.
+    /// Records a dependency on a whole table (its set of rows, when tracked), for `All`. Returns
+    /// its id.
     pub(crate) fn enumerate(&mut self, table: &'static str) -> Option<TableId> {
         let id = self.tables.id(table);
         if self.tracked {
@@ -390,6 +402,15 @@ mod tests {
     }
     crate::impl_entity_schema!(Task);
 
+    /// Reads the tasks, every owner (`All`) and a pk no owner has, and returns what was read
+    /// with what the context recorded.
+    fn read_all<'s>(stored: &'s Value, mut ctx: DenormalizeCtx<'s>) -> (Vec<Task>, Vec<Owner>, Deps) {
+        let list = <Vec<Task> as Schema>::denormalize(stored, &mut ctx).unwrap();
+        let all = <All<Owner> as Schema>::query(&mut ctx).unwrap().unwrap();
+        assert!(ctx.slot(Owner::KEY, "absent").is_none());
+        (list, all, ctx.deps)
+    }
+
     /// R-READ-5: a read the memo keeps records every row it depends on (each task and each
     /// task's owner), each pk it found no row for, and each table it enumerated (`All`), so that
     /// a change to any of them is seen; a read no memo keeps (`untracked`) builds the same output
@@ -406,24 +427,27 @@ mod tests {
         let (tables, args) = (store.read_tables(), json!({}));
         let stored = &store.read_result("GET /tasks").unwrap().value;
 
-        fn read<'s>(stored: &'s Value, mut ctx: DenormalizeCtx<'s>) -> (Vec<Task>, Vec<Owner>, Deps) {
-            let list = <Vec<Task> as Schema>::denormalize(stored, &mut ctx).unwrap();
-            let all = <All<Owner> as Schema>::query(&mut ctx).unwrap().unwrap();
-            assert!(ctx.slot(Owner::KEY, "none").is_none());
-            (list, all, ctx.deps)
-        }
-        let (list, owners, deps) = read(stored, DenormalizeCtx::new(tables, &args));
+        let (list, owners, deps) = read_all(stored, DenormalizeCtx::new(tables, &args));
         assert_eq!(list.len(), 4);
         assert_eq!(list[3].owner.as_ref().unwrap().name, "o1");
         assert_eq!(owners.len(), 2);
         assert_eq!(deps.slots.len(), 8, "each task and each task's owner");
-        assert_eq!(deps.missing, vec![(Owner::KEY, "none".to_owned())]);
+        assert_eq!(deps.missing, vec![(Owner::KEY, "absent".to_owned())]);
         assert_eq!(deps.tables.len(), 1, "the owners' table, enumerated");
         assert!(deps.current(tables));
 
-        let (untracked_list, untracked_owners, none) = read(stored, DenormalizeCtx::untracked(tables, &args));
+        let (untracked_list, untracked_owners, untracked_deps) =
+            read_all(stored, DenormalizeCtx::untracked(tables, &args));
         assert_eq!(untracked_list, list);
         assert_eq!(untracked_owners, owners);
-        assert_eq!(none, Deps::default());
+        assert_eq!(untracked_deps, Deps::default());
+
+        store
+            .set_response::<Owner>("GET /owners/1", &(), json!({"id": 1, "name": "O."}))
+            .unwrap();
+        assert!(
+            !deps.current(store.read_tables()),
+            "an owner the tasks reference changed"
+        );
     }
 }

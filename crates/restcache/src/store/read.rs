@@ -252,7 +252,7 @@ impl Store {
             Some(r) => Some(S::denormalize(&r.value, &mut ctx)),
             None => S::query(&mut ctx),
         };
-        let deps = ctx.deps;
+        let deps = ctx.into_deps();
         let found = match outcome {
             Some(Ok(out)) => Found::Data(Arc::new(out)),
             Some(Err(_)) => Found::Invalid,
