@@ -175,9 +175,9 @@ fn normalize_bytes_in<S: Schema>(
 
 impl<O> Normalized<O> {
     /// `result` and its writes, with what they describe built from the writes alone.
-    fn new<S: Schema<Output = O>>(result: Value, pending: Pending, args: &Value, at: Instant) -> Self {
+    fn new<S: Schema<Output = O>>(result: Value, mut pending: Pending, args: &Value, at: Instant) -> Self {
         Normalized {
-            described: Store::describe::<S>(&result, &pending, args, at),
+            described: Store::describe::<S>(&result, &mut pending, args, at),
             result,
             pending,
         }
@@ -428,20 +428,27 @@ impl Store {
         self.commit(key, Some(result), pending, opts.fetched_at, now, now + opts.data_expiry);
     }
 
-    /// Denormalizes `result` against a table holding only the pending writes.
-    fn describe<S: Schema>(result: &Value, pending: &Pending, args: &Value, at: Instant) -> Option<S::Output> {
+    /// Denormalizes `result` against tables holding only the pending writes. The batch's rows
+    /// are already a table's rows (version 0): they are moved into the scratch tables for the
+    /// read and back into the batch after it, neither copied nor hashed again. They keep the meta
+    /// they were read with, which the commit replaces.
+    fn describe<S: Schema>(result: &Value, pending: &mut Pending, args: &Value, at: Instant) -> Option<S::Output> {
         let mut scratch = Tables::default();
         let meta = EntityMeta::new(at, at, at);
-        for t in &pending.tables {
-            // The batch's rows are already a table's rows (version 0): copied whole, not
-            // hashed again one by one.
+        for t in &mut pending.tables {
             let rows = &mut scratch.get_or_create(t.name).1.rows;
-            *rows = t.rows.clone();
+            // A batch has one table per name, so every scratch table starts empty.
+            debug_assert!(rows.is_empty());
+            *rows = std::mem::take(&mut t.rows);
             for slot in rows.values_mut() {
                 slot.meta = meta;
             }
         }
-        S::denormalize(result, &mut DenormalizeCtx::untracked(&scratch, args)).ok()
+        let described = S::denormalize(result, &mut DenormalizeCtx::untracked(&scratch, args)).ok();
+        for t in &mut pending.tables {
+            t.rows = std::mem::take(&mut scratch.get_or_create(t.name).1.rows);
+        }
+        described
     }
 
     fn normalize<S: Schema>(
