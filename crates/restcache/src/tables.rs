@@ -73,7 +73,8 @@ pub(crate) struct EntityMeta {
 }
 
 impl EntityMeta {
-    /// The meta of a pending row, which the commit replaces.
+    /// The meta a pending row starts with (a fetched batch's rows then carry the one
+    /// `Store::describe` read them with); the commit replaces either.
     pub const UNSET: EntityMeta = EntityMeta {
         fetched_at: Stamp(0),
         written_at: Stamp(0),

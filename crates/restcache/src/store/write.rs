@@ -437,8 +437,9 @@ impl Store {
         let meta = EntityMeta::new(at, at, at);
         for t in &mut pending.tables {
             let rows = &mut scratch.get_or_create(t.name).1.rows;
-            // A batch has one table per name, so every scratch table starts empty.
-            debug_assert!(rows.is_empty());
+            // A batch has one table per name (`Pending::table`), so every scratch table starts
+            // empty; were it not so, moving a second batch table in would drop the first's rows.
+            assert!(rows.is_empty(), "a batch has one table per name");
             *rows = std::mem::take(&mut t.rows);
             for slot in rows.values_mut() {
                 slot.meta = meta;
@@ -745,6 +746,51 @@ mod tests {
         assert_eq!(merged.len(), 4);
         for (row, same) in merged[1..].iter().zip(rows) {
             assert_eq!((&row["pk"], &row["record"]), (&same["pk"], &same["record"]));
+        }
+    }
+
+    /// R-STORE-1, R-FETCH-5: a fetched batch, read first for the output the fetch returns, is
+    /// committed with the commit's meta, into a table with no rows and into one with rows alike:
+    /// no row keeps the meta it was read with.
+    #[test]
+    fn r_store_1_a_fetched_batch_is_committed_with_the_commits_meta() {
+        let args = json!({});
+        let syntax = |e| syntax_error(e, None);
+        let opts = WriteOptions {
+            fetched_at: Instant::now(),
+            data_expiry: Duration::from_secs(60),
+            ..WriteOptions::new()
+        };
+        let fetch = |store: &mut Store| {
+            let body = br#"[{"name": "b", "n": 1}, {"name": "a"}]"#;
+            let Detached::Ready(normalized) =
+                Store::normalize_fetched::<Vec<Tag>>("GET /tags", &args, body, opts, &syntax)
+            else {
+                panic!("a list of tags is normalized before the lock");
+            };
+            let described = store.commit_fetched::<Vec<Tag>>("GET /tags", &args, normalized, opts, None);
+            assert_eq!(described.unwrap().len(), 2);
+        };
+        let mut empty = Store::new();
+        fetch(&mut empty);
+        let mut filled = Store::new();
+        filled
+            .set_response::<Vec<Tag>>("GET /first", &args, json!([{"name": "z"}]))
+            .unwrap();
+        fetch(&mut filled);
+
+        for (store, first) in [(&empty, 0), (&filled, 1)] {
+            let snapshot = store.snapshot();
+            let meta = snapshot["meta"].as_array().unwrap();
+            let endpoint = meta.iter().find(|m| m["key"] == "GET /tags").unwrap();
+            let rows = snapshot["entities"]["Tag"]["rows"].as_array().unwrap();
+            assert_eq!(rows.len(), first + 2);
+            for row in &rows[first..] {
+                for stamp in ["fetched_at", "written_at", "expires_at"] {
+                    assert_eq!(row[stamp], endpoint[stamp], "{stamp} of {row}");
+                }
+                assert!(row["version"].as_u64().unwrap() > 0, "{row}");
+            }
         }
     }
 
