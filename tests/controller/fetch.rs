@@ -77,10 +77,6 @@ async fn r_norm_7_overlapping_requests_answered_in_reverse_order_keep_the_newer_
     assert!(server.upsert_todo(json!({ "id": 1, "userId": "u1", "title": "older", "completed": true })));
     held.release();
     let answered = older.await.unwrap().unwrap();
-    assert_eq!(
-        answered.title, "older",
-        "the fetch resolves to its own response (R-FETCH-5)"
-    );
     let cached = ctrl
         .get_response(&todos().get(), params! { id: 1 })
         .unwrap()
@@ -88,6 +84,38 @@ async fn r_norm_7_overlapping_requests_answered_in_reverse_order_keep_the_newer_
         .unwrap();
     assert_eq!(cached.title, "newer", "the older response merged underneath");
     assert!(cached.completed, "fields only the older response had were added");
+    assert_eq!(
+        answered, cached,
+        "the fetch resolves to the cache's view of what it wrote (R-FETCH-5)"
+    );
+}
+
+#[tokio::test]
+async fn r_fetch_5_a_put_whose_response_omits_fields_resolves_to_their_cached_values() {
+    let (server, ctrl) = setup().await;
+    let before = ctrl.suspense(&todos().get(), params! { id: 3 }).await.unwrap();
+    assert!(before.completed);
+    // The server answers the PUT with only some of the todo's fields.
+    server.inject(
+        "/todos/3",
+        demo_api::Fault::Json(json!({ "id": 3, "title": "renamed" })),
+    );
+    let put = ctrl
+        .fetch(&todos().update(), params! { id: 3 })
+        .body(&json!({ "title": "renamed" }))
+        .await
+        .unwrap();
+    let read = ctrl
+        .get_response(&todos().get(), params! { id: 3 })
+        .unwrap()
+        .data
+        .unwrap();
+    assert_eq!(*put, *read, "a fetch resolves to what a read of the same data returns");
+    assert_eq!(
+        (put.title.as_str(), put.completed, put.user_id.as_str()),
+        ("renamed", true, "u1"),
+        "omitted fields keep their cached values, not their defaults"
+    );
 }
 
 #[tokio::test]

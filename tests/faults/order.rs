@@ -55,8 +55,8 @@ async fn r_norm_7_an_older_get_answered_after_a_newer_patch_merges_underneath() 
     held_older.release();
     assert_eq!(
         older.await.unwrap().unwrap().title,
-        "Todo 1",
-        "the older fetch resolves to its own response (R-FETCH-5)"
+        "patched",
+        "the older fetch resolves to the cache's view of what it wrote (R-FETCH-5)"
     );
 
     assert_eq!(
@@ -89,7 +89,11 @@ async fn r_norm_7_an_older_patch_answered_after_a_newer_get_does_not_overwrite_i
     hold.arrived().await.release();
     assert_eq!(newer.await.unwrap().unwrap().title, "theirs");
     held_older.release();
-    assert_eq!(older.await.unwrap().unwrap().title, "mine");
+    assert_eq!(
+        older.await.unwrap().unwrap().title,
+        "theirs",
+        "the PATCH resolves to the cache's view of what it wrote (R-FETCH-5)"
+    );
 
     let read = ctrl.get_response(&todos().get(), params! { id: 4 }).unwrap();
     assert_eq!(read.data.unwrap().title, "theirs", "the later-started GET wins");
@@ -117,8 +121,12 @@ async fn r_norm_7_d_16_older_reads_answered_after_a_newer_delete_do_not_bring_it
     assert!(server.todo(2).is_none());
     held_list.release();
     held_one.release();
-    assert!(older_list.await.unwrap().unwrap().iter().any(|t| t.id == 2));
-    assert_eq!(older_one.await.unwrap().unwrap().id, 2);
+    // What they wrote, read as the cache holds it: without the deleted todo (R-FETCH-5).
+    assert!(older_list.await.unwrap().unwrap().iter().all(|t| t.id != 2));
+    assert!(matches!(
+        older_one.await.unwrap(),
+        Err(restcache::Error::Invalidated { .. })
+    ));
 
     assert_eq!(record(&ctrl, 2), json!("INVALID"), "the newer mark stays");
     let list = ctrl.get_response(&todos().get_list(), &args).unwrap().data.unwrap();
@@ -153,9 +161,10 @@ async fn r_norm_7_an_older_list_answered_after_a_newer_push_keeps_the_pushed_tod
     hold.arrived().await.release();
     let pushed = push.await.unwrap().unwrap();
     held_older.release();
-    assert!(
-        older.await.unwrap().unwrap().iter().all(|t| t.id != pushed.id),
-        "the older answer predates the push"
+    assert_eq!(
+        older.await.unwrap().unwrap().last().map(|t| t.id),
+        Some(pushed.id),
+        "the older answer, which predates the push, resolves to the list as cached (R-FETCH-5)"
     );
 
     let list = ctrl.get_response(&todos().get_list(), &args).unwrap().data.unwrap();

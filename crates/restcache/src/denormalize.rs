@@ -73,6 +73,8 @@ pub struct DenormalizeCtx<'s> {
     /// ([`untracked`](Self::untracked)).
     tracked: bool,
     deps: Deps,
+    /// Rows read in place of the stored ones: `(table, pk, slot)` ([`pages`](Self::pages)).
+    pages: &'s [(&'static str, String, Slot)],
 }
 
 /// How many tables' next-row hints a read keeps.
@@ -87,6 +89,7 @@ impl<'s> DenormalizeCtx<'s> {
             stack: Vec::new(),
             next_rows: [0; HINTS],
             tracked: true,
+            pages: &[],
             deps: Deps::default(),
         }
     }
@@ -100,6 +103,13 @@ impl<'s> DenormalizeCtx<'s> {
             tracked: false,
             ..Self::new(tables, args)
         }
+    }
+
+    /// Reads these rows in place of the stored rows of the same table and pk: the lists of a
+    /// page as the page alone has them, for the result of its fetch (R-FETCH-5).
+    pub(crate) fn pages(mut self, pages: &'s [(&'static str, String, Slot)]) -> Self {
+        self.pages = pages;
+        self
     }
 
     /// The args of the read, an object (used by query mode).
@@ -136,6 +146,10 @@ impl<'s> DenormalizeCtx<'s> {
                 .or_else(|| rows.get_full(pk).map(|(row, _, slot)| (row, slot)))
                 .map(|(row, slot)| (id, row, slot))
         });
+        let found = match (found, self.pages.iter().find(|(t, p, _)| *t == table && p == pk)) {
+            (Some((id, row, _)), Some((_, _, page))) => Some((id, row, page)),
+            (found, _) => found,
+        };
         match found {
             Some((id, row, slot)) => {
                 self.next_rows[id as usize % HINTS] = row as u32 + 1;

@@ -113,6 +113,9 @@ pub(crate) struct Pending {
     pub tables: Vec<PendingTable>,
     /// The index of the table written last.
     last: usize,
+    /// The lists a page joined, as the page alone reads: `(table, pk, the page's references)`.
+    /// A `get_page` fetch resolves to its page, not to the list it joined (R-FETCH-5).
+    pub pages: Vec<(&'static str, String, Vec<Value>)>,
 }
 
 impl Pending {

@@ -242,7 +242,10 @@ impl Controller {
                 .map_err(|e| fetched.blame(e).with_url(&req.url))
             });
             match written {
-                Ok(value) => Ok(value as Arc<dyn Any + Send + Sync>),
+                Ok(Some(value)) => Ok(value as Arc<dyn Any + Send + Sync>),
+                // Committed, but what it wrote reads as invalid now (R-FETCH-5): not a failure
+                // of the key.
+                Ok(None) => Err(Error::Invalidated { key: req.key.clone() }),
                 Err(e) => {
                     store.fail(&req.key, started, e.clone(), req.cfg.error_expiry, layer);
                     Err(e)

@@ -129,7 +129,9 @@ impl Controller {
     }
 
     /// Sends `ep`'s request for `args`; awaiting it commits the response to the cache and
-    /// resolves to what the response describes (R-FETCH-1, R-FETCH-5). GETs already in flight
+    /// resolves to the cache's view of what the response wrote, read right after the commit
+    /// (R-FETCH-1, R-FETCH-5): a field the response omitted shows its cached value, and what a
+    /// newer write changed shows as it now stands (`Error::Invalidated` if a newer delete won). GETs already in flight
     /// for the same URL are joined; the request runs on a task the Controller owns, so dropping
     /// the future does not cancel it. Add a body with [`FetchRequest::body`].
     pub fn fetch<S: Schema, B, G>(&self, ep: &RestEndpoint<S, B, G>, args: impl Serialize) -> FetchRequest<S, B> {

@@ -250,6 +250,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
         let table = T::collection_key();
         let append = !nested && ctx.mode == CollectionMode::Append;
         let refs = if append {
+            ctx.pending.pages.push((table, pk.clone(), refs.clone()));
             let stored = ctx.committed(table).and_then(|t| t.rows.get(pk.as_str()));
             let mut merged = match stored {
                 Some(Slot {

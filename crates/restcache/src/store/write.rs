@@ -79,17 +79,16 @@ pub(crate) fn syntax_error(e: serde_json::Error, content_type: Option<&str>) -> 
     }
 }
 
-/// A response normalized and described (R-FETCH-5), ready to be committed.
-pub(crate) struct Normalized<O> {
+/// A response normalized before the store is locked, ready to be committed.
+pub(crate) struct Normalized {
     result: Value,
     pending: Pending,
-    described: Option<O>,
 }
 
 /// A fetched body normalized before the store is locked ([`Store::normalize_fetched`]).
-pub(crate) enum Detached<O> {
+pub(crate) enum Detached {
     /// Commit it with [`Store::commit_fetched`].
-    Ready(Normalized<O>),
+    Ready(Normalized),
     /// The schema reads stored collections (push, unshift, get_page, `Invalidate` of a union):
     /// normalize it again under the lock with [`Store::write_fetched`].
     NeedsTables,
@@ -171,17 +170,6 @@ fn normalize_bytes_in<S: Schema>(
     ctx.policy = opts.policy;
     let result = normalize_bytes::<S>(&mut ctx, method, bytes, syntax);
     (result.map(|r| (r, ctx.pending)), ctx.needs_tables)
-}
-
-impl<O> Normalized<O> {
-    /// `result` and its writes, with what they describe built from the writes alone.
-    fn new<S: Schema<Output = O>>(result: Value, mut pending: Pending, args: &Value, at: Instant) -> Self {
-        Normalized {
-            described: Store::describe::<S>(&result, &mut pending, args, at),
-            result,
-            pending,
-        }
-    }
 }
 
 /// A response value for [`Store::set_response`]: an owned [`Value`] is moved into the tables
@@ -330,16 +318,15 @@ impl Store {
         .map_err(|e| e.with_url(url))
     }
 
-    /// Normalizes a fetched body before the store is locked (R-FETCH-1 step 6) and builds what
-    /// the response describes (R-FETCH-5), so the lock is only held to commit.
-    /// `syntax` makes the error of bytes that are not JSON.
+    /// Normalizes a fetched body before the store is locked (R-FETCH-1 step 6), so the lock is
+    /// only held to commit. `syntax` makes the error of bytes that are not JSON.
     pub(crate) fn normalize_fetched<S: Schema>(
         key: &str,
         args: &Value,
         bytes: &[u8],
         opts: WriteOptions<'_>,
         syntax: &dyn Fn(serde_json::Error) -> Error,
-    ) -> Detached<S::Output> {
+    ) -> Detached {
         if S::READS_STORED {
             // It would be parsed and normalized here only to find that out at its end.
             return Detached::NeedsTables;
@@ -347,38 +334,44 @@ impl Store {
         let method = key.split_once(' ').map_or("", |(m, _)| m);
         match normalize_bytes_in::<S>(None, method, bytes, args, opts, syntax) {
             (_, true) => Detached::NeedsTables,
-            (Ok((result, pending)), false) => {
-                Detached::Ready(Normalized::new::<S>(result, pending, args, opts.fetched_at))
-            }
+            (Ok((result, pending)), false) => Detached::Ready(Normalized { result, pending }),
             (Err(e), false) => Detached::Failed(e),
         }
     }
 
     /// Commits a fetched response normalized by [`normalize_fetched`](Self::normalize_fetched),
-    /// removing the fetch's optimistic layer in the same step; returns what it describes.
+    /// removing the fetch's optimistic layer in the same step; returns the cache's view of what
+    /// it wrote (R-FETCH-5): `None` when that does not resolve now, as when a newer delete of
+    /// the entity won.
     pub(crate) fn commit_fetched<S: Schema>(
         &mut self,
         key: &str,
         args: &Value,
-        normalized: Normalized<S::Output>,
+        normalized: Normalized,
         opts: WriteOptions<'_>,
         layer: Option<u64>,
-    ) -> Result<Arc<S::Output>, Error> {
+    ) -> Result<Option<Arc<S::Output>>, Error> {
         self.check_schema::<S>()?;
-        let Normalized {
-            result,
-            pending,
-            described,
-        } = normalized;
+        let Normalized { result, mut pending } = normalized;
+        let written = result.clone();
+        let meta = EntityMeta::new(opts.fetched_at, opts.fetched_at, opts.fetched_at);
+        let pages: Vec<_> = std::mem::take(&mut pending.pages)
+            .into_iter()
+            .map(|(table, pk, refs)| {
+                let slot = Slot {
+                    record: Record::List(refs),
+                    meta,
+                    version: 0,
+                };
+                (table, pk, slot)
+            })
+            .collect();
         self.commit_normalized(key, result, pending, opts, layer);
-        match described {
-            Some(out) => Ok(Arc::new(out)),
-            // The response's own writes do not resolve (an unusual schema): read the cache.
-            None => self
-                .get_response::<S>(key, args)?
-                .data
-                .ok_or_else(|| Error::Invalidated { key: key.to_owned() }),
-        }
+        // What the response wrote, read as the cache now holds it: a field the response
+        // omitted shows its cached value, and a newer write that won shows; a page reads as
+        // the page, not as the list it joined.
+        let mut ctx = DenormalizeCtx::untracked(self.read_tables(), args).pages(&pages);
+        Ok(S::denormalize(&written, &mut ctx).ok().map(Arc::new))
     }
 
     /// Normalizes a fetched body against the committed tables and commits it: the path of the
@@ -391,12 +384,11 @@ impl Store {
         opts: WriteOptions<'_>,
         layer: Option<u64>,
         syntax: &dyn Fn(serde_json::Error) -> Error,
-    ) -> Result<Arc<S::Output>, Error> {
+    ) -> Result<Option<Arc<S::Output>>, Error> {
         self.check_schema::<S>()?;
         let method = key.split_once(' ').map_or("", |(m, _)| m);
         let (result, pending) = normalize_bytes_in::<S>(Some(&self.tables), method, bytes, args, opts, syntax).0?;
-        let normalized = Normalized::new::<S>(result, pending, args, opts.fetched_at);
-        self.commit_fetched::<S>(key, args, normalized, opts, layer)
+        self.commit_fetched::<S>(key, args, Normalized { result, pending }, opts, layer)
     }
 
     /// Normalizes and commits a response without building what it describes, for the callers
@@ -426,30 +418,6 @@ impl Store {
         let now = Instant::now();
         self.drop_layer(layer);
         self.commit(key, Some(result), pending, opts.fetched_at, now, now + opts.data_expiry);
-    }
-
-    /// Denormalizes `result` against tables holding only the pending writes. The batch's rows
-    /// are already a table's rows (version 0): they are moved into the scratch tables for the
-    /// read and back into the batch after it, neither copied nor hashed again. They keep the meta
-    /// they were read with, which the commit replaces.
-    fn describe<S: Schema>(result: &Value, pending: &mut Pending, args: &Value, at: Instant) -> Option<S::Output> {
-        let mut scratch = Tables::default();
-        let meta = EntityMeta::new(at, at, at);
-        for t in &mut pending.tables {
-            let rows = &mut scratch.get_or_create(t.name).1.rows;
-            // A batch has one table per name (`Pending::table`), so every scratch table starts
-            // empty; were it not so, moving a second batch table in would drop the first's rows.
-            assert!(rows.is_empty(), "a batch has one table per name");
-            *rows = std::mem::take(&mut t.rows);
-            for slot in rows.values_mut() {
-                slot.meta = meta;
-            }
-        }
-        let described = S::denormalize(result, &mut DenormalizeCtx::untracked(&scratch, args)).ok();
-        for t in &mut pending.tables {
-            t.rows = std::mem::take(&mut scratch.get_or_create(t.name).1.rows);
-        }
-        described
     }
 
     fn normalize<S: Schema>(
@@ -749,7 +717,7 @@ mod tests {
         }
     }
 
-    /// R-STORE-1, R-FETCH-5: a fetched batch, read first for the output the fetch returns, is
+    /// R-STORE-1, R-FETCH-5: a fetched batch, whose output the fetch returns, is
     /// committed with the commit's meta, into a table with no rows and into one with rows alike:
     /// no row keeps the meta it was read with.
     #[test]
@@ -769,7 +737,7 @@ mod tests {
                 panic!("a list of tags is normalized before the lock");
             };
             let described = store.commit_fetched::<Vec<Tag>>("GET /tags", &args, normalized, opts, None);
-            assert_eq!(described.unwrap().len(), 2);
+            assert_eq!(described.unwrap().unwrap().len(), 2);
         };
         let mut empty = Store::new();
         fetch(&mut empty);
