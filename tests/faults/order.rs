@@ -69,34 +69,24 @@ async fn r_norm_7_an_older_get_answered_after_a_newer_patch_merges_underneath() 
 }
 
 #[tokio::test]
-async fn r_norm_7_an_older_patch_answered_after_a_newer_get_does_not_overwrite_it() {
+async fn r_norm_7_a_patch_is_not_overridden_by_a_get_in_flight_alongside_it() {
     let (server, ctrl) = setup().await;
     ctrl.fetch(&todos().get(), params! { id: 4 }).await.unwrap();
-    // Our PATCH was applied and answered "mine", then another client renamed the todo; the
-    // PATCH's answer reaches us only after a GET that started later saw "theirs".
-    let mut answered = server.todo(4).unwrap();
-    answered["title"] = json!("mine");
-    server.inject("/todos/4", Fault::Json(answered));
     let mut hold = server.hold("/todos/4");
-    let older = spawn_fetch(
+    let patch = spawn_fetch(
         ctrl.fetch(&todos().partial_update(), params! { id: 4 })
             .body(&json!({ "title": "mine" })),
     );
-    let held_older = hold.arrived().await;
-    assert!(server.upsert_todo(json!({ "id": 4, "userId": "u1", "title": "theirs", "completed": false })));
-
-    let newer = spawn_fetch(ctrl.fetch(&todos().get(), params! { id: 4 }));
+    let held_patch = hold.arrived().await;
+    // A GET that starts after the PATCH is answered first, before the patch takes effect.
+    let get = spawn_fetch(ctrl.fetch(&todos().get(), params! { id: 4 }));
     hold.arrived().await.release();
-    assert_eq!(newer.await.unwrap().unwrap().title, "theirs");
-    held_older.release();
-    assert_eq!(
-        older.await.unwrap().unwrap().title,
-        "theirs",
-        "the PATCH resolves to the cache's view of what it wrote (R-FETCH-5)"
-    );
+    assert_eq!(get.await.unwrap().unwrap().title, "Todo 4");
+    held_patch.release();
+    assert_eq!(patch.await.unwrap().unwrap().title, "mine");
 
     let read = ctrl.get_response(&todos().get(), params! { id: 4 }).unwrap();
-    assert_eq!(read.data.unwrap().title, "theirs", "the later-started GET wins");
+    assert_eq!(read.data.unwrap().title, "mine", "the mutation's effect stands");
     assert_eq!(record(&ctrl, 4), server.todo(4).unwrap());
 }
 
@@ -218,4 +208,82 @@ async fn r_col_4_a_push_or_unshift_answered_after_a_later_push_still_joins_the_l
             assert_eq!(ids, expected, "unshift: {unshift}, list {args}");
         }
     }
+}
+
+#[tokio::test]
+async fn r_norm_7_reads_in_flight_alongside_a_delete_never_bring_the_entity_back() {
+    let (server, ctrl) = setup().await;
+    let args = params! { userId: "u1" };
+    ctrl.fetch(&todos().get_list(), &args).await.unwrap();
+    let mut hold = server.hold("/todos/1");
+    let delete = spawn_fetch(ctrl.fetch(&todos().delete(), params! { id: 1 }));
+    let held_delete = hold.arrived().await;
+
+    // A GET that starts after the DELETE is answered, with the todo, before the delete takes
+    // effect at the server.
+    let early = spawn_fetch(ctrl.fetch(&todos().get(), params! { id: 1 }));
+    hold.arrived().await.release();
+    assert_eq!(early.await.unwrap().unwrap().id, 1);
+    // A list read that also starts after the DELETE saw the todo, but is answered only after
+    // the delete has committed.
+    server.inject("/todos", Fault::Json(list_of(&server, "u1")));
+    let mut hold_list = server.hold("/todos");
+    let late = spawn_fetch(ctrl.fetch(&todos().get_list(), &args));
+    let held_late = hold_list.arrived().await;
+
+    held_delete.release();
+    assert_eq!(*delete.await.unwrap().unwrap(), "1");
+    assert!(server.todo(1).is_none());
+    held_late.release();
+    late.await.unwrap().unwrap();
+
+    assert_eq!(record(&ctrl, 1), json!("INVALID"), "the delete's mark stands");
+    let one = ctrl.get_response(&todos().get(), params! { id: 1 }).unwrap();
+    assert_eq!((one.data, one.status), (None, ExpiryStatus::Invalid));
+    let list = ctrl.get_response(&todos().get_list(), &args).unwrap().data.unwrap();
+    assert_eq!(
+        list.iter().map(|t| t.id).collect::<Vec<_>>(),
+        (2..=10).collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test]
+async fn r_optm_2_a_pending_optimistic_delete_does_not_make_a_live_view_refetch() {
+    let (server, ctrl) = setup().await;
+    let mut live = ctrl.subscribe(&optimistic_todos().get(), params! { id: 1 });
+    assert_eq!(live.next().await.unwrap().unwrap().id, 1);
+    let mut hold = server.hold("/todos/1");
+    let delete = spawn_fetch(ctrl.fetch(&optimistic_todos().delete(), params! { id: 1 }));
+    let held_delete = hold.arrived().await;
+
+    // The layer hides the todo: the view says so, and sends no request of its own.
+    tokio::select! {
+        item = live.next() => assert!(
+            matches!(item, Some(Err(restcache::Error::Invalidated { .. }))),
+            "the hidden todo reads as invalidated: {item:?}"
+        ),
+        refetch = hold.arrived() => panic!(
+            "the live view refetched while the delete was pending: {:?}",
+            refetch.request()
+        ),
+    }
+    drop(hold);
+    held_delete.release();
+    assert_eq!(*delete.await.unwrap().unwrap(), "1");
+
+    // Once the delete has committed, the view's read is really invalid: it refetches, and
+    // the server says the todo is gone.
+    let after = live.next().await.unwrap();
+    assert!(
+        matches!(&after, Err(restcache::Error::Network { status: 404, .. })),
+        "the refetch after the delete finds nothing: {after:?}"
+    );
+    let methods: Vec<_> = server
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/todos/1")
+        .map(|r| r.method.clone())
+        .collect();
+    assert_eq!(methods, ["GET", "DELETE", "GET"]);
+    assert_eq!(record(&ctrl, 1), json!("INVALID"));
 }

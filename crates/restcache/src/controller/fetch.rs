@@ -212,8 +212,18 @@ impl Controller {
             ignore_body,
         };
         let sent = self.inner.http.send(out).await;
+        // A read is ordered by when it started; a mutation by when its answer arrived, so that
+        // no read that was in flight alongside it, whatever it saw, overrides its effect
+        // (R-NORM-7).
+        let ordered_at = if is_read(&req.cfg.method) {
+            started
+        } else {
+            Instant::now()
+        };
         let write_args = Value::Object(req.cfg.write_args(&req.args).unwrap_or_else(|| req.args.clone()));
-        let mut opts = WriteOptions::new().fetched_at(started).data_expiry(req.cfg.data_expiry);
+        let mut opts = WriteOptions::new()
+            .fetched_at(ordered_at)
+            .data_expiry(req.cfg.data_expiry);
         opts.body = req.body.as_ref();
         opts.policy = req.cfg.policy.as_deref();
         // Step 6 before the lock: parsing and normalizing need only the body, except for the
@@ -247,7 +257,7 @@ impl Controller {
                 // of the key.
                 Ok(None) => Err(Error::Invalidated { key: req.key.clone() }),
                 Err(e) => {
-                    store.fail(&req.key, started, e.clone(), req.cfg.error_expiry, layer);
+                    store.fail(&req.key, ordered_at, e.clone(), req.cfg.error_expiry, layer);
                     Err(e)
                 }
             }
@@ -255,4 +265,9 @@ impl Controller {
         self.notify();
         outcome
     }
+}
+
+/// Whether `method` only reads: GET and HEAD.
+fn is_read(method: &Method) -> bool {
+    *method == Method::GET || *method == Method::HEAD
 }

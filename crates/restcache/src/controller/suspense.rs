@@ -24,6 +24,7 @@ impl Controller {
     /// | cached (or found by query mode) and fresh | return it, no request |
     /// | stale | return it and refetch in the background (wait with `invalid_if_stale`) |
     /// | invalidated, or a required entity deleted | fetch, wait, return (or the fetch's error) |
+    /// | hidden only by a pending optimistic delete | `Error::Invalidated`, no request |
     /// | an error within `error_expiry_length` | the error, or the data if the error is soft |
     ///
     /// Only GET members are accepted (`Error::InvalidConfig` otherwise). One call fetches at
@@ -70,7 +71,15 @@ impl Controller {
             if r.status == ExpiryStatus::Invalid || stale || (r.data.is_none() && r.error.is_none()) {
                 let prepared = Prepared::new(Arc::clone(cfg), args.clone(), None);
                 if r.status != ExpiryStatus::Valid || r.data.is_none() {
-                    if fetched {
+                    // Hidden by a pending optimistic delete: refetching would only race the
+                    // delete (and could bring the entity back); its outcome decides.
+                    let hidden = r.status == ExpiryStatus::Invalid
+                        && self
+                            .inner
+                            .store
+                            .lock()
+                            .hidden_by_layers::<S>(&key, &Value::Object(args.clone()));
+                    if fetched || hidden {
                         return (Err(Error::Invalidated { key }), waited);
                     }
                     let fetch = match prepared {

@@ -116,6 +116,20 @@ impl Store {
         }
     }
 
+    /// Whether a read of `key` is invalid only through the pending layers: the committed state
+    /// alone resolves it (a pending optimistic delete hides it, say) and the key is not
+    /// invalidated. Such a read waits for the layer's mutation, not for a refetch.
+    pub(crate) fn hidden_by_layers<S: Schema>(&self, key: &str, args: &Value) -> bool {
+        if self.derived.is_none() || self.meta.get(key).is_some_and(|m| m.invalidated) {
+            return false;
+        }
+        let mut ctx = DenormalizeCtx::untracked(&self.tables, args);
+        match self.results.get(key) {
+            Some(r) => S::denormalize(&r.value, &mut ctx).is_ok(),
+            None => S::query(&mut ctx).is_some_and(|r| r.is_ok()),
+        }
+    }
+
     /// The tables reads see.
     pub(crate) fn read_tables(&self) -> &Tables {
         self.derived.as_ref().map_or(&self.tables, |d| &d.tables)
