@@ -188,3 +188,54 @@ fn r_fetch_4_outside_a_runtime_is_an_error_not_a_panic() {
     let first = rt.block_on(sub.next());
     assert!(matches!(first, Some(Err(Error::InvalidConfig { .. }))), "{first:?}");
 }
+
+/// R-FETCH-2: a read that finds fresh data, or a request in flight, never sends another. A
+/// server that answers at once leaves no time to join a request: the callers that read the
+/// cache before the first request was committed must find its data, not send their own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn r_fetch_2_concurrent_suspense_calls_never_send_a_second_request() {
+    let (server, ctrl) = setup().await;
+    for id in 1..=10u64 {
+        let readers: Vec<_> = (0..100)
+            .map(|_| {
+                let ctrl = ctrl.clone();
+                tokio::spawn(async move { ctrl.suspense(&todos().get(), params! { id: id }).await })
+            })
+            .collect();
+        for r in readers {
+            assert_eq!(r.await.unwrap().unwrap().id, id);
+        }
+        assert_eq!(hits(&server, &format!("/todos/{id}")), 1, "todo {id}");
+    }
+}
+
+/// R-FETCH-2: a GET is registered as in flight before it is sent and leaves only after its
+/// commit, so every identical `fetch` that starts meanwhile joins it; only a fetch that starts
+/// after that sends its own request (a fetch always fetches).
+#[tokio::test]
+async fn r_fetch_2_fetches_that_start_while_a_get_is_in_flight_join_it() {
+    let (server, ctrl) = setup().await;
+    let mut hold = server.hold("/todos/5");
+    let fetches: Vec<_> = (0..1000)
+        .map(|_| spawn_fetch(ctrl.fetch(&todos().get(), params! { id: 5 })))
+        .collect();
+    // On this one-threaded runtime every fetch has started by the time the first request
+    // reaches the server.
+    hold.arrived().await.release();
+    let mut results = Vec::new();
+    for f in fetches {
+        results.push(f.await.unwrap().unwrap());
+    }
+    assert!(
+        results.iter().all(|t| Arc::ptr_eq(t, &results[0])),
+        "they share one outcome"
+    );
+    assert_eq!(hits(&server, "/todos/5"), 1);
+    drop(hold);
+    ctrl.fetch(&todos().get(), params! { id: 5 }).await.unwrap();
+    assert_eq!(
+        hits(&server, "/todos/5"),
+        2,
+        "a fetch after the first settled sends its own"
+    );
+}

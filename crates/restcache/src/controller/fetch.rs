@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::rest::http::Outgoing;
 use crate::rest::{BoxFuture, EndpointConfig, RestEndpoint};
 use crate::schema::Schema;
-use crate::store::{Detached, Layer, LayerSpec, Store, WriteOptions};
+use crate::store::{Detached, ExpiryStatus, Layer, LayerSpec, Store, WriteOptions};
 
 /// What a fetch settles with: the value it described, type-erased, or its error.
 pub(crate) type Outcome = Result<Arc<dyn Any + Send + Sync>, Error>;
@@ -131,6 +131,30 @@ impl Controller {
     /// Starts `req` on a task the Controller owns, or joins the same GET in flight (R-FETCH-2),
     /// and returns where its outcome will appear.
     pub(crate) fn start<S: Schema>(&self, req: Prepared) -> watch::Receiver<Option<Outcome>> {
+        self.start_unless::<S>(req, |_, _| None)
+    }
+
+    /// [`start`](Self::start) for a read that found the cache unusable: if a request committed
+    /// fresh data since, that answers instead. The cache is read under the lock that joins or
+    /// registers requests in flight, and a request leaves it only after its commit, so a read
+    /// that misses the request in flight finds its data (R-FETCH-2).
+    pub(crate) fn start_read<S: Schema>(&self, req: Prepared) -> watch::Receiver<Option<Outcome>> {
+        self.start_unless::<S>(req, |store, req| {
+            let r = store
+                .get_response_with::<S>(&req.key, &req.args, req.cfg.invalid_if_stale)
+                .ok()?;
+            let fresh = r.status != ExpiryStatus::Invalid && r.error.is_none() && !r.is_stale(Instant::now());
+            let data = r.data.filter(|_| fresh)?;
+            Some(Ok(data as Arc<dyn Any + Send + Sync>))
+        })
+    }
+
+    /// [`start`](Self::start), unless `cached` answers from the store first.
+    fn start_unless<S: Schema>(
+        &self,
+        req: Prepared,
+        cached: impl FnOnce(&Store, &Prepared) -> Option<Outcome>,
+    ) -> watch::Receiver<Option<Outcome>> {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             let reason = "restcache fetches run on a tokio runtime; none is running".to_owned();
             return watch::channel(Some(Err(Error::InvalidConfig { reason }))).1;
@@ -139,10 +163,17 @@ impl Controller {
         let shared = req.cfg.method == Method::GET;
         let flight_key = (req.url.clone(), TypeId::of::<S>());
         let mut flights = inner.in_flight.lock();
-        let epoch = inner.store.lock().epoch();
-        if shared && let Some(f) = flights.get(&flight_key).filter(|f| f.epoch == epoch) {
-            return f.outcome.clone();
-        }
+        let epoch = {
+            let store = inner.store.lock();
+            let epoch = store.epoch();
+            if shared && let Some(f) = flights.get(&flight_key).filter(|f| f.epoch == epoch) {
+                return f.outcome.clone();
+            }
+            if let Some(answer) = cached(&store, &req) {
+                return watch::channel(Some(answer)).1;
+            }
+            epoch
+        };
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (settle, outcome) = watch::channel(None);
         if shared {

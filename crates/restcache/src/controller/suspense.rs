@@ -83,7 +83,7 @@ impl Controller {
                         return (Err(Error::Invalidated { key }), waited);
                     }
                     let fetch = match prepared {
-                        Ok(req) => settled::<S>(self.start::<S>(req)).await,
+                        Ok(req) => settled::<S>(self.start_read::<S>(req)).await,
                         Err(e) => Err(e),
                     };
                     waited = true;
@@ -95,7 +95,7 @@ impl Controller {
                 }
                 // Background revalidation: only its outcome is recorded.
                 if let Ok(req) = prepared {
-                    drop(self.start::<S>(req));
+                    drop(self.start_read::<S>(req));
                 }
             }
             if let Some(e) = r.error
