@@ -262,3 +262,29 @@ async fn r_req_5_a_timeout_is_a_transport_error() {
     assert!(matches!(err, Error::Transport { .. }), "{err:?}");
     assert!(err.is_soft());
 }
+
+#[tokio::test]
+async fn r_inv_1_a_deleted_object_whose_type_matches_no_variant_invalidates_nothing() {
+    let (server, ctrl) = setup().await;
+    let feed = restcache::Resource::<FeedItem>::new(restcache::rest::ResourceOptions {
+        path: "/feed/:id".into(),
+        ..Default::default()
+    })
+    .unwrap();
+    ctrl.fetch(&feed.get_list(), ()).await.unwrap();
+    // The server answers a delete with an object of a type the union does not know, whose pk
+    // a link also has.
+    server.inject(
+        "/feed/7",
+        demo_api::Fault::Json(serde_json::json!({ "id": 1, "type": "video" })),
+    );
+    ctrl.fetch(&feed.delete(), params! { id: 7 }).await.unwrap();
+    let list = ctrl.get_response(&feed.get_list(), ()).unwrap().data.unwrap();
+    assert_eq!(list.len(), 7, "nothing was invalidated: {list:?}");
+    assert!(matches!(&list[0], FeedItem::Link(l) if l.id == 1));
+    let snapshot = ctrl.snapshot();
+    for table in ["Link", "Post"] {
+        let rows = snapshot["entities"][table]["rows"].as_array().unwrap();
+        assert!(rows.iter().all(|r| r["record"] != "INVALID"), "{table}: {rows:?}");
+    }
+}

@@ -182,15 +182,23 @@ pub fn read_all<U: Union>(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<U>) -> boo
 /// `EntitySchema::invalidate` of a union (R-INV-1).
 #[doc(hidden)]
 pub fn invalidate<U: Union>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result<String, Error> {
-    if input.is_object()
-        && let Some(i) = U::select(input, ctx.parent.as_ref(), ctx.parent_key)
-    {
+    let selected = if input.is_object() {
+        U::select(input, ctx.parent.as_ref(), ctx.parent_key)
+    } else {
+        None
+    };
+    if let Some(i) = selected {
         let key = U::KEYS
             .get(i)
             .ok_or_else(|| ctx.invalid(Some(U::NAME), "no such variant"))?;
         let pk = invalidated_pk(input, ctx, key, |o| U::pk_of_variant(i, o))?;
         ctx.pending.invalid(key, pk.clone());
         return Ok(pk);
+    }
+    // An object whose attribute names no variant is skipped: it deletes nothing (R-INV-1).
+    let unmatched = U::ATTRIBUTE.is_some_and(|attr| input.get(attr).is_some());
+    if unmatched {
+        tracing::warn!(union = U::NAME, at = %ctx.pointer(), "an object to invalidate matches no variant; skipped");
     }
     // A bare pk, or an object without the attribute (the args fallback): every variant table
     // that holds the pk its own rule computes. At the top of the response, an object without a
@@ -209,7 +217,7 @@ pub fn invalidate<U: Union>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result
                 .filter(|pk| !pk.is_empty()),
         };
         let Some(pk) = pk else { continue };
-        if ctx.committed(key).is_some_and(|t| t.rows.contains_key(pk.as_str())) {
+        if !unmatched && ctx.committed(key).is_some_and(|t| t.rows.contains_key(pk.as_str())) {
             ctx.pending.invalid(key, pk.clone());
         }
         first.get_or_insert(pk);
