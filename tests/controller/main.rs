@@ -4,6 +4,7 @@
 
 mod fixtures;
 
+mod deep_args;
 mod fetch;
 mod optimistic;
 mod subscribe;

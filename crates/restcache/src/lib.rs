@@ -65,6 +65,7 @@
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 
+mod bounded_value;
 pub mod controller;
 mod denormalize;
 mod error;

@@ -13,7 +13,9 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::Controller;
+use crate::bounded_value::{self, Refused};
 use crate::error::Error;
+use crate::normalize::MAX_INPUT_DEPTH;
 use crate::rest::http::Outgoing;
 use crate::rest::{BoxFuture, EndpointConfig, RestEndpoint};
 use crate::schema::Schema;
@@ -90,10 +92,36 @@ impl<S: Schema, B> FetchRequest<S, B> {
         }
     }
 
-    /// Sends `body` as JSON (R-REQ-1). A body on a GET or HEAD is `Error::InvalidArgs`.
+    /// Sends `body` as JSON (R-REQ-1). A body on a GET or HEAD is `Error::InvalidArgs`, and so
+    /// is a body nested deeper than 128 levels (refused as it is serialized, R-ERR-2).
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # #[derive(Clone, Debug, Default, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let todos = Resource::<Todo>::new(restcache::rest::ResourceOptions {
+    ///     path: "/todos/:id".into(),
+    ///     ..Default::default()
+    /// })
+    /// .unwrap();
+    /// let ctrl = Controller::builder().base_url("http://127.0.0.1:9").build().unwrap();
+    /// let mut body = serde_json::json!("deep");
+    /// for _ in 0..200 {
+    ///     body = serde_json::Value::Array(vec![body]);
+    /// }
+    /// let sent = ctrl.fetch(&todos.partial_update(), params! { id: 1 }).body(&body).await;
+    /// assert!(matches!(sent, Err(Error::InvalidArgs { .. })));
+    /// # }
+    /// ```
     pub fn body(mut self, body: &impl Serialize) -> Self {
-        self.body = Some(serde_json::to_value(body).map_err(|e| Error::InvalidArgs {
-            reason: format!("the body does not serialize: {e}"),
+        self.body = Some(bounded_value::to_value(body).map_err(|refused| {
+            let reason = match refused {
+                Refused::TooDeep => format!("the body nests deeper than the limit of {MAX_INPUT_DEPTH} levels"),
+                Refused::Unserializable(e) => format!("the body does not serialize: {e}"),
+            };
+            Error::InvalidArgs { reason }
         }));
         self
     }

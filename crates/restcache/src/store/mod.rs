@@ -22,7 +22,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::time::Instant;
 
+use crate::bounded_value::{self, Refused};
 use crate::error::Error;
+use crate::normalize::MAX_INPUT_DEPTH;
 use crate::record::same_bytes;
 use crate::schema::{CollectionPolicy, Schema};
 use crate::tables::{PkHasher, Record, Tables};
@@ -243,8 +245,9 @@ pub(crate) fn args_map(args: &impl Serialize) -> Result<Map<String, Value>, Erro
 }
 
 /// [`args_map`] as a `Value`: an object, or `Null` standing for `{}` (which costs no map).
+/// Args nested deeper than [`MAX_INPUT_DEPTH`] levels are refused as they are serialized.
 pub(crate) fn args_value(args: &impl Serialize) -> Result<Value, Error> {
-    match serde_json::to_value(args) {
+    match bounded_value::to_value(args) {
         Ok(v @ (Value::Object(_) | Value::Null)) => Ok(v),
         Ok(other) => Err(Error::InvalidArgs {
             reason: format!(
@@ -252,7 +255,10 @@ pub(crate) fn args_value(args: &impl Serialize) -> Result<Value, Error> {
                 crate::normalize::kind(&other)
             ),
         }),
-        Err(e) => Err(Error::InvalidArgs {
+        Err(Refused::TooDeep) => Err(Error::InvalidArgs {
+            reason: format!("args nest deeper than the limit of {MAX_INPUT_DEPTH} levels"),
+        }),
+        Err(Refused::Unserializable(e)) => Err(Error::InvalidArgs {
             reason: format!("args do not serialize: {e}"),
         }),
     }

@@ -1,0 +1,397 @@
+//! Args and bodies into a `Value`, refusing to nest past [`MAX_INPUT_DEPTH`] (R-ERR-2).
+//!
+//! `serde_json::to_value` recurses once per level of what it serializes, so args or a body
+//! built in memory thousands of levels deep would overflow the stack. [`to_value`] serializes
+//! through [`Bounded`], an adapter of any serializer (here serde_json's) that counts the levels
+//! it enters and refuses the one past the limit before recursing into it. What it returns nests
+//! at most [`MAX_INPUT_DEPTH`] levels, so cloning and dropping it recurses no deeper either.
+
+use std::cell::Cell;
+
+use serde::ser::{self, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::normalize::MAX_INPUT_DEPTH;
+
+/// Why a value could not become a [`Value`].
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// It nests deeper than [`MAX_INPUT_DEPTH`] levels.
+    TooDeep,
+    /// Its `Serialize` implementation, or serde_json, failed.
+    Unserializable(serde_json::Error),
+}
+
+/// `value` as a [`Value`], refused once it nests deeper than [`MAX_INPUT_DEPTH`] levels.
+///
+/// A level is a sequence, map, struct, tuple or enum variant with data, and also a `Some` or a
+/// newtype, which do not nest in JSON but do recurse in serde.
+pub(crate) fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, Refused> {
+    let too_deep = Cell::new(false);
+    let root = Depth {
+        levels: 0,
+        too_deep: &too_deep,
+    };
+    serde_json::to_value(root.of(value)).map_err(|e| {
+        if too_deep.get() {
+            Refused::TooDeep
+        } else {
+            Refused::Unserializable(e)
+        }
+    })
+}
+
+/// How many levels enclose a value, and the flag that tells the limit's error from others.
+#[derive(Clone, Copy)]
+struct Depth<'a> {
+    levels: usize,
+    too_deep: &'a Cell<bool>,
+}
+
+impl<'a> Depth<'a> {
+    /// The depth inside one more level, or the error if that is past the limit.
+    fn enter<E: ser::Error>(self) -> Result<Self, E> {
+        if self.levels >= MAX_INPUT_DEPTH {
+            self.too_deep.set(true);
+            return Err(E::custom(format_args!(
+                "nested deeper than the limit of {MAX_INPUT_DEPTH} levels"
+            )));
+        }
+        Ok(Depth {
+            levels: self.levels + 1,
+            ..self
+        })
+    }
+
+    /// `value`, at this depth.
+    fn of<'v, T: ?Sized>(self, value: &'v T) -> Level<'v, T>
+    where
+        'a: 'v,
+    {
+        Level { value, at: self }
+    }
+}
+
+/// A value and its depth; it serializes through [`Bounded`].
+struct Level<'a, T: ?Sized> {
+    value: &'a T,
+    at: Depth<'a>,
+}
+
+impl<T: Serialize + ?Sized> Serialize for Level<'_, T> {
+    fn serialize<S: Serializer>(&self, inner: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(Bounded { inner, at: self.at })
+    }
+}
+
+/// The serializer `inner`, for a value at depth `at`: it refuses to open a level past
+/// [`MAX_INPUT_DEPTH`], and passes everything else on unchanged.
+struct Bounded<'a, S> {
+    inner: S,
+    at: Depth<'a>,
+}
+
+impl<'a, S: Serializer> Bounded<'a, S> {
+    /// A level opened here by `open`; what goes into it is one level deeper.
+    fn open<C>(self, open: impl FnOnce(S) -> Result<C, S::Error>) -> Result<Compound<'a, C>, S::Error> {
+        let at = self.at.enter()?;
+        Ok(Compound {
+            inner: open(self.inner)?,
+            at,
+        })
+    }
+
+    /// `value` wrapped by `wrap` (in a `Some`, a newtype), one level deeper.
+    fn wrap<T: Serialize + ?Sized>(
+        self,
+        value: &T,
+        wrap: impl FnOnce(S, &Level<'_, T>) -> Result<S::Ok, S::Error>,
+    ) -> Result<S::Ok, S::Error> {
+        let at = self.at.enter()?;
+        wrap(self.inner, &at.of(value))
+    }
+}
+
+/// Passes scalars on to the inner serializer.
+macro_rules! forward_scalars {
+    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {
+        $(
+            fn $method(self, $($arg: $ty),*) -> Result<S::Ok, S::Error> {
+                self.inner.$method($($arg),*)
+            }
+        )*
+    };
+}
+
+impl<'a, S: Serializer> Serializer for Bounded<'a, S> {
+    type Ok = S::Ok;
+    type Error = S::Error;
+    type SerializeSeq = Compound<'a, S::SerializeSeq>;
+    type SerializeTuple = Compound<'a, S::SerializeTuple>;
+    type SerializeTupleStruct = Compound<'a, S::SerializeTupleStruct>;
+    type SerializeTupleVariant = Compound<'a, S::SerializeTupleVariant>;
+    type SerializeMap = Compound<'a, S::SerializeMap>;
+    type SerializeStruct = Compound<'a, S::SerializeStruct>;
+    type SerializeStructVariant = Compound<'a, S::SerializeStructVariant>;
+
+    forward_scalars! {
+        serialize_bool(v: bool);
+        serialize_i8(v: i8);
+        serialize_i16(v: i16);
+        serialize_i32(v: i32);
+        serialize_i64(v: i64);
+        serialize_i128(v: i128);
+        serialize_u8(v: u8);
+        serialize_u16(v: u16);
+        serialize_u32(v: u32);
+        serialize_u64(v: u64);
+        serialize_u128(v: u128);
+        serialize_f32(v: f32);
+        serialize_f64(v: f64);
+        serialize_char(v: char);
+        serialize_str(v: &str);
+        serialize_bytes(v: &[u8]);
+        serialize_none();
+        serialize_unit();
+        serialize_unit_struct(name: &'static str);
+        serialize_unit_variant(name: &'static str, index: u32, variant: &'static str);
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
+        self.wrap(value, |inner, level| inner.serialize_some(level))
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, name: &'static str, value: &T) -> Result<S::Ok, S::Error> {
+        self.wrap(value, |inner, level| inner.serialize_newtype_struct(name, level))
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<S::Ok, S::Error> {
+        self.wrap(value, |inner, level| {
+            inner.serialize_newtype_variant(name, index, variant, level)
+        })
+    }
+
+    fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
+        self.open(|inner| inner.serialize_seq(len))
+    }
+
+    fn serialize_tuple(self, len: usize) -> Result<Self::SerializeTuple, S::Error> {
+        self.open(|inner| inner.serialize_tuple(len))
+    }
+
+    fn serialize_tuple_struct(self, name: &'static str, len: usize) -> Result<Self::SerializeTupleStruct, S::Error> {
+        self.open(|inner| inner.serialize_tuple_struct(name, len))
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Self::SerializeTupleVariant, S::Error> {
+        self.open(|inner| inner.serialize_tuple_variant(name, index, variant, len))
+    }
+
+    fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
+        self.open(|inner| inner.serialize_map(len))
+    }
+
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Self::SerializeStruct, S::Error> {
+        self.open(|inner| inner.serialize_struct(name, len))
+    }
+
+    fn serialize_struct_variant(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Self::SerializeStructVariant, S::Error> {
+        self.open(|inner| inner.serialize_struct_variant(name, index, variant, len))
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.inner.is_human_readable()
+    }
+}
+
+/// The inner serializer's compound `inner`, whose elements, keys and fields are at depth `at`.
+struct Compound<'a, C> {
+    inner: C,
+    at: Depth<'a>,
+}
+
+/// Implements compound traits by passing every element, key or value on as a [`Level`].
+macro_rules! forward_values {
+    ($($trait:ident: $($method:ident),+;)*) => {
+        $(
+            impl<C: ser::$trait> ser::$trait for Compound<'_, C> {
+                type Ok = C::Ok;
+                type Error = C::Error;
+
+                $(
+                    fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), C::Error> {
+                        self.inner.$method(&self.at.of(value))
+                    }
+                )+
+
+                fn end(self) -> Result<C::Ok, C::Error> {
+                    self.inner.end()
+                }
+            }
+        )*
+    };
+}
+
+forward_values! {
+    SerializeSeq: serialize_element;
+    SerializeTuple: serialize_element;
+    SerializeTupleStruct: serialize_field;
+    SerializeTupleVariant: serialize_field;
+    SerializeMap: serialize_key, serialize_value;
+}
+
+/// Implements the compound traits of named fields, passing every value on as a [`Level`].
+macro_rules! forward_fields {
+    ($($trait:ident),*) => {
+        $(
+            impl<C: ser::$trait> ser::$trait for Compound<'_, C> {
+                type Ok = C::Ok;
+                type Error = C::Error;
+
+                fn serialize_field<T: Serialize + ?Sized>(
+                    &mut self,
+                    key: &'static str,
+                    value: &T,
+                ) -> Result<(), C::Error> {
+                    self.inner.serialize_field(key, &self.at.of(value))
+                }
+
+                fn skip_field(&mut self, key: &'static str) -> Result<(), C::Error> {
+                    self.inner.skip_field(key)
+                }
+
+                fn end(self) -> Result<C::Ok, C::Error> {
+                    self.inner.end()
+                }
+            }
+        )*
+    };
+}
+
+forward_fields!(SerializeStruct, SerializeStructVariant);
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde::Serialize;
+    use serde_json::{Value, json};
+
+    use super::{Refused, to_value};
+    use crate::normalize::MAX_INPUT_DEPTH;
+
+    /// `levels` arrays, one inside the other, around `0`.
+    fn nested(levels: usize) -> Value {
+        (0..levels).fold(json!(0), |v, _| Value::Array(vec![v]))
+    }
+
+    /// `n` sequences, one inside the other, serialized without a tree in memory.
+    struct Nest(usize);
+
+    impl Serialize for Nest {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            match self.0 {
+                0 => s.serialize_unit(),
+                n => s.collect_seq([Nest(n - 1)]),
+            }
+        }
+    }
+
+    /// `n` newtypes or `Some`s, one inside the other, which nest nothing in JSON.
+    #[derive(PartialEq, Eq, PartialOrd, Ord)]
+    struct Wrapped(usize, bool);
+
+    impl Serialize for Wrapped {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            match self {
+                Wrapped(0, _) => s.serialize_str("k"),
+                Wrapped(n, true) => s.serialize_some(&Wrapped(n - 1, true)),
+                Wrapped(n, false) => s.serialize_newtype_struct("Wrapped", &Wrapped(n - 1, false)),
+            }
+        }
+    }
+
+    fn too_deep<T: Serialize>(value: &T) -> bool {
+        matches!(to_value(value), Err(Refused::TooDeep))
+    }
+
+    #[test]
+    fn r_err_2_values_up_to_the_limit_serialize_as_serde_json_does() {
+        #[derive(Serialize)]
+        enum Kind {
+            Unit,
+            Newtype(Option<i64>),
+            Tuple(u8, char),
+            Struct { big: i128, bytes: &'static [u8] },
+        }
+        #[derive(Serialize)]
+        struct Args {
+            id: u64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            skipped: Option<()>,
+            kinds: Vec<Kind>,
+            pair: (f64, bool),
+            map: BTreeMap<u32, String>,
+            deep: Value,
+        }
+        let args = Args {
+            id: 1,
+            skipped: None,
+            kinds: vec![
+                Kind::Unit,
+                Kind::Newtype(Some(-2)),
+                Kind::Tuple(3, 'x'),
+                Kind::Struct { big: -4, bytes: b"ab" },
+            ],
+            pair: (0.5, true),
+            map: BTreeMap::from([(7, "seven".to_owned())]),
+            // The root object holds it: it reaches exactly the limit.
+            deep: nested(MAX_INPUT_DEPTH - 1),
+        };
+        assert_eq!(to_value(&args).unwrap(), serde_json::to_value(&args).unwrap());
+        assert_eq!(to_value(&nested(MAX_INPUT_DEPTH)).unwrap(), nested(MAX_INPUT_DEPTH));
+    }
+
+    #[test]
+    fn r_err_2_one_level_past_the_limit_is_too_deep() {
+        assert!(too_deep(&nested(MAX_INPUT_DEPTH + 1)));
+        assert!(too_deep(&json!({ "id": 1, "q": nested(MAX_INPUT_DEPTH) })));
+    }
+
+    #[test]
+    fn r_err_2_a_deep_serialize_impl_is_refused_before_the_stack_grows() {
+        assert!(too_deep(&Nest(1_000_000)));
+        assert!(too_deep(&Wrapped(1_000_000, true)));
+        assert!(too_deep(&Wrapped(1_000_000, false)));
+        // A map key recurses through its own serializer: it is bounded as well.
+        assert!(too_deep(&BTreeMap::from([(Wrapped(1_000_000, false), 1)])));
+        assert_eq!(
+            to_value(&BTreeMap::from([(Wrapped(3, false), 1)])).unwrap(),
+            json!({ "k": 1 })
+        );
+    }
+
+    #[test]
+    fn r_err_2_other_serialization_errors_are_told_apart() {
+        let refused = to_value(&BTreeMap::from([((1, 2), 3)]));
+        assert!(matches!(refused, Err(Refused::Unserializable(e)) if e.to_string().contains("key must be a string")));
+    }
+}
