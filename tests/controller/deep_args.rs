@@ -4,9 +4,11 @@
 
 use std::future::Future;
 use std::ops::Deref;
+use std::sync::Arc;
 
 use restcache::Error;
 use restcache::prelude::*;
+use restcache::rest::{EndpointHooks, RequestInit, ResourceOptions};
 use serde_json::{Map, Value, json};
 
 use crate::fixtures::*;
@@ -177,4 +179,52 @@ async fn r_err_2_set_response_args_nested_past_the_limit_are_invalid_args() {
         assert_eq!(store.snapshot(), before);
     })
     .await;
+}
+
+/// Replaces the body of every request with one nested `depth` arrays deep.
+struct DeepBody(usize);
+
+impl EndpointHooks for DeepBody {
+    fn request_init(&self, init: &mut RequestInit) {
+        init.body = Some(Deep::nested(self.0).take());
+    }
+}
+
+/// A PATCH whose hook sets a body too deep to send, at every depth, on the runtime's threads;
+/// only the PATCH key's error record is written, and nothing is sent.
+async fn hook_bodies_are_refused() {
+    let (server, ctrl) = setup().await;
+    ctrl.fetch(&todos().get(), params! { id: 1 }).await.unwrap();
+    for depth in DEPTHS {
+        let before = ctrl.snapshot();
+        let todos = resource(ResourceOptions {
+            path: "/todos/:id".into(),
+            hooks: Some(Arc::new(DeepBody(depth))),
+            ..Default::default()
+        });
+        let err = ctrl
+            .fetch(&todos.partial_update(), params! { id: 1 })
+            .body(&json!({ "title": "shallow" }))
+            .await
+            .unwrap_err();
+        assert_too_deep(err, "body");
+        let after = ctrl.snapshot();
+        assert_eq!(after["entities"], before["entities"]);
+        assert_eq!(after["results"], before["results"]);
+    }
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "only the request that cached todo 1 was sent"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn r_err_2_a_hook_body_nested_past_the_limit_is_invalid_args_on_a_worker() {
+    hook_bodies_are_refused().await;
+}
+
+#[tokio::test]
+async fn r_err_2_a_hook_body_nested_past_the_limit_is_invalid_args_on_the_test_thread() {
+    hook_bodies_are_refused().await;
 }

@@ -11,7 +11,8 @@ use std::cell::Cell;
 use serde::ser::{self, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::normalize::MAX_INPUT_DEPTH;
+use crate::error::Error;
+use crate::normalize::{MAX_INPUT_DEPTH, dispose};
 
 /// Why a value could not become a [`Value`].
 #[derive(Debug)]
@@ -22,17 +23,45 @@ pub(crate) enum Refused {
     Unserializable(serde_json::Error),
 }
 
+impl Refused {
+    /// The error of a request body refused.
+    pub(crate) fn of_body(self) -> Error {
+        let reason = match self {
+            Refused::TooDeep => format!("the body nests deeper than the limit of {MAX_INPUT_DEPTH} levels"),
+            Refused::Unserializable(e) => format!("the body does not serialize: {e}"),
+        };
+        Error::InvalidArgs { reason }
+    }
+}
+
 /// `value` as a [`Value`], refused once it nests deeper than [`MAX_INPUT_DEPTH`] levels.
 ///
 /// A level is a sequence, map, struct, tuple or enum variant with data, and also a `Some` or a
 /// newtype, which do not nest in JSON but do recurse in serde.
 pub(crate) fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, Refused> {
+    bounded(value, |level| serde_json::to_value(level))
+}
+
+/// The JSON text of a request body that a hook may have set, refused as [`to_value`] refuses;
+/// a refused body is dropped without recursion.
+pub(crate) fn body_bytes(body: Value) -> Result<Vec<u8>, Error> {
+    bounded(&body, |level| serde_json::to_vec(&level)).map_err(|refused| {
+        dispose(body);
+        refused.of_body()
+    })
+}
+
+/// What `serialize` makes of `value` through [`Bounded`].
+fn bounded<T: Serialize + ?Sized, R>(
+    value: &T,
+    serialize: impl FnOnce(Level<'_, T>) -> Result<R, serde_json::Error>,
+) -> Result<R, Refused> {
     let too_deep = Cell::new(false);
     let root = Depth {
         levels: 0,
         too_deep: &too_deep,
     };
-    serde_json::to_value(root.of(value)).map_err(|e| {
+    serialize(root.of(value)).map_err(|e| {
         if too_deep.get() {
             Refused::TooDeep
         } else {
@@ -295,7 +324,8 @@ mod tests {
     use serde::Serialize;
     use serde_json::{Value, json};
 
-    use super::{Refused, to_value};
+    use super::{Refused, body_bytes, to_value};
+    use crate::error::Error;
     use crate::normalize::MAX_INPUT_DEPTH;
 
     /// `levels` arrays, one inside the other, around `0`.
@@ -387,6 +417,16 @@ mod tests {
             to_value(&BTreeMap::from([(Wrapped(3, false), 1)])).unwrap(),
             json!({ "k": 1 })
         );
+    }
+
+    #[test]
+    fn r_err_2_a_body_past_the_limit_is_refused_and_dropped_without_recursion() {
+        let body = json!({ "title": "t", "tags": [1, null, { "a": nested(3) }] });
+        assert_eq!(body_bytes(body.clone()).unwrap(), body.to_string().into_bytes());
+        let Err(Error::InvalidArgs { reason }) = body_bytes(nested(1_000_000)) else {
+            panic!("a body a million levels deep is refused");
+        };
+        assert_eq!(reason, "the body nests deeper than the limit of 128 levels");
     }
 
     #[test]

@@ -15,7 +15,6 @@ use tokio::time::Instant;
 use super::Controller;
 use crate::bounded_value::{self, Refused};
 use crate::error::Error;
-use crate::normalize::MAX_INPUT_DEPTH;
 use crate::rest::http::Outgoing;
 use crate::rest::{BoxFuture, EndpointConfig, RestEndpoint};
 use crate::schema::Schema;
@@ -116,13 +115,7 @@ impl<S: Schema, B> FetchRequest<S, B> {
     /// # }
     /// ```
     pub fn body(mut self, body: &impl Serialize) -> Self {
-        self.body = Some(bounded_value::to_value(body).map_err(|refused| {
-            let reason = match refused {
-                Refused::TooDeep => format!("the body nests deeper than the limit of {MAX_INPUT_DEPTH} levels"),
-                Refused::Unserializable(e) => format!("the body does not serialize: {e}"),
-            };
-            Error::InvalidArgs { reason }
-        }));
+        self.body = Some(bounded_value::to_value(body).map_err(Refused::of_body));
         self
     }
 }

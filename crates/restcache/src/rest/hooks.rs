@@ -38,7 +38,8 @@ pub struct RequestInit {
     /// The request headers (defaults: `Accept: application/json`, and `Content-Type:
     /// application/json` when there is a body).
     pub headers: HeaderMap,
-    /// The JSON body, if any.
+    /// The JSON body, if any. One nested deeper than 128 levels is not sent: the fetch fails
+    /// with `Error::InvalidArgs` (R-ERR-2).
     pub body: Option<Value>,
     /// The credentials mode of this request.
     pub credentials: Credentials,

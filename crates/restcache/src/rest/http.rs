@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::endpoint::EndpointConfig;
 use super::hooks::{Credentials, RequestInit};
+use crate::bounded_value;
 use crate::error::Error;
 
 /// How many redirects a request follows (R-REQ-5).
@@ -196,7 +197,8 @@ impl Http {
         if body.is_some() && !plain.contains_key(CONTENT_TYPE) {
             plain.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         }
-        let mut body = body.map(|b| b.to_string().into_bytes());
+        // A hook may have set any body: it is refused, not sent, past the depth limit.
+        let mut body = body.map(bounded_value::body_bytes).transpose()?;
         let mut method = method;
         let home = self.home_origin(out.cfg);
         let first = origin(&url);
