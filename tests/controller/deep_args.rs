@@ -181,6 +181,23 @@ async fn r_err_2_set_response_args_nested_past_the_limit_are_invalid_args() {
     .await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn r_err_2_params_nested_past_the_limit_are_invalid_args() {
+    refused_on_both_threads(|ctrl, deep| async move {
+        let args = params! { id: 1, q: deep["q"] };
+        assert_too_deep(todos().get().url(&args).unwrap_err(), "args");
+        assert_too_deep(ctrl.fetch(&todos().get(), &args).await.unwrap_err(), "args");
+        let body = params! { title: deep["q"] };
+        let err = ctrl
+            .fetch(&todos().partial_update(), params! { id: 1 })
+            .body(&body)
+            .await
+            .unwrap_err();
+        assert_too_deep(err, "body");
+    })
+    .await;
+}
+
 /// Replaces the body of every request with one nested `depth` arrays deep.
 struct DeepBody(usize);
 

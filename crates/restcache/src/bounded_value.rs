@@ -5,11 +5,13 @@
 //! through [`Bounded`], an adapter of any serializer (here serde_json's) that counts the levels
 //! it enters and refuses the one past the limit before recursing into it. What it returns nests
 //! at most [`MAX_INPUT_DEPTH`] levels, so cloning and dropping it recurses no deeper either.
+//! [`Params`], what `params!` builds, holds its values serialized the same way.
 
 use std::cell::Cell;
+use std::fmt;
 
 use serde::ser::{self, Serialize, Serializer};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::normalize::{MAX_INPUT_DEPTH, dispose};
@@ -49,6 +51,98 @@ pub(crate) fn body_bytes(body: Value) -> Result<Vec<u8>, Error> {
         dispose(body);
         refused.of_body()
     })
+}
+
+/// Call args built by [`params!`](crate::params): a JSON object, or the error of the first value
+/// that could not become JSON (one nested deeper than 128 levels, a map with keys that are not
+/// strings). A call given such args fails with that error, as `Error::InvalidArgs`.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let args = restcache::params! { user_id: "u1", completed: true };
+/// assert_eq!(args, json!({ "user_id": "u1", "completed": true }));
+/// assert_eq!(args.into_value()?, json!({ "user_id": "u1", "completed": true }));
+///
+/// let mut deep = json!(0);
+/// for _ in 0..200 {
+///     deep = serde_json::Value::Array(vec![deep]);
+/// }
+/// let refused = restcache::params! { id: 1, q: deep }.into_value();
+/// assert!(matches!(refused, Err(restcache::Error::InvalidArgs { .. })));
+/// # Ok::<(), restcache::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params(Result<Map<String, Value>, String>);
+
+impl Params {
+    /// No field yet (what `params! {}` makes).
+    #[doc(hidden)]
+    pub fn __new() -> Self {
+        Params(Ok(Map::new()))
+    }
+
+    /// Adds `key: value`, unless a value before it failed.
+    #[doc(hidden)]
+    pub fn __field<T: Serialize + ?Sized>(self, key: &'static str, value: &T) -> Self {
+        let mut map = match self.0 {
+            Ok(map) => map,
+            Err(e) => return Params(Err(e)),
+        };
+        match to_value(value) {
+            Ok(value) => {
+                map.insert(key.to_owned(), value);
+                Params(Ok(map))
+            }
+            Err(refused) => {
+                let reason = match refused {
+                    Refused::TooDeep => format!("`{key}` nests deeper than the limit of {MAX_INPUT_DEPTH} levels"),
+                    Refused::Unserializable(e) => format!("`{key}` does not serialize: {e}"),
+                };
+                Params(Err(reason))
+            }
+        }
+    }
+
+    /// The JSON object, or the error of the value that could not become JSON.
+    ///
+    /// ```
+    /// let args = restcache::params! { id: 5 };
+    /// assert_eq!(args.into_value()?, serde_json::json!({ "id": 5 }));
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
+    pub fn into_value(self) -> Result<Value, Error> {
+        self.0
+            .map(Value::Object)
+            .map_err(|reason| Error::InvalidArgs { reason })
+    }
+}
+
+/// The object; args that failed serialize as the error of the value that failed.
+impl Serialize for Params {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Ok(map) => map.serialize(serializer),
+            Err(reason) => Err(ser::Error::custom(reason)),
+        }
+    }
+}
+
+/// The object as compact JSON, as `Value` prints it; args that failed print their error.
+impl fmt::Display for Params {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Ok(map) => f.write_str(&serde_json::to_string(map).map_err(|_| fmt::Error)?),
+            Err(reason) => write!(f, "invalid arguments: {reason}"),
+        }
+    }
+}
+
+/// Args equal a JSON object with the same fields; args that failed equal no value.
+impl PartialEq<Value> for Params {
+    fn eq(&self, other: &Value) -> bool {
+        matches!((&self.0, other), (Ok(map), Value::Object(other)) if map == other)
+    }
 }
 
 /// What `serialize` makes of `value` through [`Bounded`].
@@ -427,6 +521,30 @@ mod tests {
             panic!("a body a million levels deep is refused");
         };
         assert_eq!(reason, "the body nests deeper than the limit of 128 levels");
+    }
+
+    #[test]
+    fn r_err_2_params_keep_their_first_failure_instead_of_panicking() {
+        let keys_not_strings = BTreeMap::from([((1, 2), 3)]);
+        let args = crate::params! { id: 1, bad: keys_not_strings, deep: nested(MAX_INPUT_DEPTH + 1) };
+        let Err(Error::InvalidArgs { reason }) = args.clone().into_value() else {
+            panic!("the args failed");
+        };
+        assert!(
+            reason.starts_with("`bad` does not serialize: key must be a string"),
+            "{reason}"
+        );
+        assert_eq!(args.to_string(), format!("invalid arguments: {reason}"));
+        let Err(Error::InvalidArgs { reason }) = crate::params! { deep: nested(MAX_INPUT_DEPTH + 1) }.into_value()
+        else {
+            panic!("the args failed");
+        };
+        assert_eq!(reason, "`deep` nests deeper than the limit of 128 levels");
+        assert_eq!(
+            crate::params! { id: 1, q: nested(2) }.to_string(),
+            r#"{"id":1,"q":[[0]]}"#
+        );
+        assert_eq!(crate::params! {}, json!({}));
     }
 
     #[test]

@@ -79,6 +79,7 @@ mod sip;
 pub mod store;
 mod tables;
 
+pub use bounded_value::Params;
 pub use controller::Controller;
 pub use error::Error;
 /// The HTTP client restcache uses, for [`ControllerBuilder::client`](controller::ControllerBuilder::client).
@@ -89,7 +90,9 @@ pub use restcache_macros::{Entity, Schema, Union, resource};
 pub use store::{Cached, ExpiryStatus, Store};
 
 /// Builds call args: `params! { user_id: "u1", id: 5 }` is the JSON object
-/// `{"user_id": "u1", "id": 5}`.
+/// `{"user_id": "u1", "id": 5}`, as [`Params`]. Each value is borrowed and serialized; one that
+/// cannot become JSON (nested deeper than 128 levels, say) makes the call given these args fail
+/// with `Error::InvalidArgs`, never a panic.
 ///
 /// ```
 /// let args = restcache::params! { user_id: "u1", completed: true };
@@ -98,7 +101,7 @@ pub use store::{Cached, ExpiryStatus, Store};
 #[macro_export]
 macro_rules! params {
     ($($key:ident : $value:expr),* $(,)?) => {
-        $crate::__private::json!({ $(stringify!($key): $value),* })
+        $crate::Params::__new() $(.__field(stringify!($key), &$value))*
     };
 }
 
