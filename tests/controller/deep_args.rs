@@ -9,6 +9,7 @@ use std::sync::Arc;
 use restcache::Error;
 use restcache::prelude::*;
 use restcache::rest::{EndpointHooks, RequestInit, ResourceOptions};
+use restcache::store::WriteOptions;
 use serde_json::{Map, Value, json};
 
 use crate::fixtures::*;
@@ -194,6 +195,28 @@ async fn r_err_2_params_nested_past_the_limit_are_invalid_args() {
             .await
             .unwrap_err();
         assert_too_deep(err, "body");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn r_err_2_a_store_write_body_nested_past_the_limit_is_invalid_args() {
+    refused_on_both_threads(|_, body| async move {
+        let mut store = Store::new();
+        let todo = json!({ "id": 1, "userId": "u1", "title": "t", "completed": false });
+        store.set_response::<Todo>("GET /todos/1", &(), &todo).unwrap();
+        let before = store.snapshot();
+        // An empty PATCH response stands for args ⊕ body: the body would be copied.
+        let opts = || WriteOptions::new().body(&body);
+        let err = store
+            .set_response_with::<Todo>("PATCH /todos/1", &json!({ "id": 1 }), Value::Null, opts())
+            .unwrap_err();
+        assert_too_deep(err, "body");
+        let err = store
+            .set_response_bytes_with::<Todo>("PATCH /todos/1", &json!({ "id": 1 }), b"", opts())
+            .unwrap_err();
+        assert_too_deep(err, "body");
+        assert_eq!(store.snapshot(), before);
     })
     .await;
 }

@@ -111,7 +111,8 @@ pub struct WriteOptions<'a> {
     pub fetched_at: Instant,
     /// How long the data stays fresh; defaults to [`DEFAULT_DATA_EXPIRY`].
     pub data_expiry: Duration,
-    /// The request body, if any.
+    /// The request body, if any. A write given one nested deeper than 128 levels fails with
+    /// `Error::InvalidArgs` (R-ERR-2).
     pub body: Option<&'a Value>,
     /// Replaces the collection type's policy for push/unshift filtering.
     pub policy: Option<&'a dyn CollectionPolicy>,
@@ -146,7 +147,24 @@ impl<'a> WriteOptions<'a> {
         self
     }
 
-    /// Sets the request body.
+    /// Sets the request body: an empty PUT or PATCH response stands for `args ⊕ body`, and a
+    /// pushed entity joins the collections whose filters its args or body match. A body nested
+    /// deeper than 128 levels makes the write fail with `Error::InvalidArgs`, writing nothing.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use restcache::store::WriteOptions;
+    /// # #[derive(Clone, Debug, Default, Entity)]
+    /// # struct User { #[entity(pk)] id: String, name: String }
+    /// let mut store = Store::new();
+    /// let body = serde_json::json!({ "name": "Ada" });
+    /// let opts = WriteOptions::new().body(&body);
+    /// let args = restcache::params! { id: "1" };
+    /// store.set_response_with::<User>("PATCH /users/1", &args, serde_json::Value::Null, opts)?;
+    /// let user = store.get_response::<User>("PATCH /users/1", &args)?.data.unwrap();
+    /// assert_eq!(user.name, "Ada");
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn body(mut self, body: &'a Value) -> Self {
         self.body = Some(body);
         self

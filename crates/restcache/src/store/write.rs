@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 
 use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
+use crate::bounded_value::Refused;
 use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
 use crate::normalize::{MAX_INPUT_DEPTH, NormalizeCtx, Pending, PendingTable, appended_at, dispose};
@@ -230,6 +231,15 @@ fn too_deep(value: &Value, depth: usize) -> Option<String> {
     }
 }
 
+/// Refuses a request body nested deeper than [`MAX_INPUT_DEPTH`] levels before anything copies
+/// or walks it (an empty PUT or PATCH response stands for `args ⊕ body`, R-ERR-2).
+fn check_body(opts: &WriteOptions<'_>) -> Result<(), Error> {
+    match opts.body {
+        Some(body) if too_deep(body, 0).is_some() => Err(Refused::TooDeep.of_body()),
+        _ => Ok(()),
+    }
+}
+
 mod sealed {
     pub trait Sealed {}
     impl Sealed for serde_json::Value {}
@@ -263,6 +273,7 @@ impl Store {
         opts: WriteOptions<'_>,
     ) -> Result<(), Error> {
         let args = Value::Object(args_map(args)?);
+        check_body(&opts)?;
         let url = key.split_once(' ').map_or(key, |(_, url)| url);
         let value = value.into_value().map_err(|e| e.with_url(url))?;
         self.write_only::<S>(key, opts, |store, method| {
@@ -310,6 +321,7 @@ impl Store {
         opts: WriteOptions<'_>,
     ) -> Result<(), Error> {
         let args = Value::Object(args_map(args)?);
+        check_body(&opts)?;
         let url = key.split_once(' ').map_or(key, |(_, url)| url);
         self.write_only::<S>(key, opts, |store, method| {
             let syntax = |e| syntax_error(e, None);
