@@ -2,6 +2,7 @@
 //! receiving server.
 
 use demo_api::DemoServer;
+use restcache::controller::ControllerBuilder;
 use restcache::prelude::*;
 use restcache::rest::header::{AUTHORIZATION, COOKIE, HeaderMap, HeaderValue};
 use restcache::rest::{BoxFuture, Credentials, EndpointHooks, RequestInit};
@@ -53,9 +54,18 @@ fn credentials_seen(server: &DemoServer, path: &str) -> Vec<(bool, bool, bool)> 
 }
 
 async fn two_servers() -> (DemoServer, DemoServer, Controller) {
+    two_servers_with(|b| b).await
+}
+
+/// Two servers and a Controller whose `base_url` is the first, with `configure`'s options.
+async fn two_servers_with(
+    configure: fn(ControllerBuilder) -> ControllerBuilder,
+) -> (DemoServer, DemoServer, Controller) {
     let home = DemoServer::start().await.unwrap();
     let other = DemoServer::start().await.unwrap();
-    let ctrl = Controller::builder().base_url(home.base_url()).build().unwrap();
+    let ctrl = configure(Controller::builder().base_url(home.base_url()))
+        .build()
+        .unwrap();
     (home, other, ctrl)
 }
 
@@ -286,11 +296,11 @@ struct Row {
     include: &'static str,
 }
 
-/// R-REQ-4's table and the sentence after it: SameOrigin sends hook-set credentials only to
-/// the home origin and only while it is the origin the request was first sent to; Include
-/// sends them to the first origin (every hop that returns to it); jar cookies follow the mode
-/// (SameOrigin: home-origin hops; Include: the jar's domain rules, and every server here is
-/// 127.0.0.1); Omit sends nothing.
+/// R-REQ-4's table and the sentence after it: SameOrigin sends credentials of every kind (hook
+/// set and jar cookies) only on hops to the home origin of a chain that has never been anywhere
+/// else, so not on a chain that started abroad or left home, even once it is back; Include
+/// sends hook-set credentials to the first origin (every hop that returns to it) and jar
+/// cookies by the jar's domain rules (every server here is 127.0.0.1); Omit sends nothing.
 #[rustfmt::skip]
 const MATRIX: &[Row] = &[
     Row { name: "home, directly", start: Start::BaseUrl, hops: &[At::Home],
@@ -304,18 +314,18 @@ const MATRIX: &[Row] = &[
           omit: "-- -- --", same_origin: "HJ HJ --", include: "HJ HJ -J" },
     Row { name: "home -> other -> home (cross-origin in the middle)", start: Start::BaseUrl,
           hops: &[At::Home, At::Other, At::Home],
-          omit: "-- -- --", same_origin: "HJ -- HJ", include: "HJ -J HJ" },
+          omit: "-- -- --", same_origin: "HJ -- --", include: "HJ -J HJ" },
     Row { name: "home -> other -> third -> other", start: Start::BaseUrl,
           hops: &[At::Home, At::Other, At::Third, At::Other],
           omit: "-- -- -- --", same_origin: "HJ -- -- --", include: "HJ -J -J -J" },
     Row { name: "other (url_prefix) -> home", start: Start::Prefix, hops: &[At::Other, At::Home],
-          omit: "-- --", same_origin: "-- -J", include: "HJ -J" },
+          omit: "-- --", same_origin: "-- --", include: "HJ -J" },
     Row { name: "other (url_prefix) -> home -> other", start: Start::Prefix,
           hops: &[At::Other, At::Home, At::Other],
-          omit: "-- -- --", same_origin: "-- -J --", include: "HJ -J HJ" },
+          omit: "-- -- --", same_origin: "-- -- --", include: "HJ -J HJ" },
     Row { name: "home from url_prefix, no base_url: home -> other -> home", start: Start::PrefixOnly,
           hops: &[At::Home, At::Other, At::Home],
-          omit: "-- -- --", same_origin: "HJ -- HJ", include: "HJ -J HJ" },
+          omit: "-- -- --", same_origin: "HJ -- --", include: "HJ -J HJ" },
     Row { name: "no home origin: absolute template -> other", start: Start::NoHome, hops: &[At::Home, At::Other],
           omit: "-- --", same_origin: "-- --", include: "HJ -J" },
 ];
@@ -477,5 +487,103 @@ async fn r_req_4_set_cookie_from_another_origin_after_a_redirect_is_stored_only_
         let whoami = RestEndpoint::<Value>::builder("/whoami").build().unwrap();
         let seen = ctrl.fetch(&whoami, ()).await.unwrap();
         assert_eq!(seen["cookie"].as_str(), home_gets, "{mode:?}");
+    }
+}
+
+/// R-REQ-4, SameOrigin: once a request's chain has been anywhere but the home origin (its first
+/// hop included), no credential of any kind goes on any later hop, even one that is back home.
+/// The hostile case: a request sent abroad through an absolute `url_prefix` is redirected home
+/// with a 307, which keeps the method and body; the home origin must not receive it with the
+/// home session cookie or the hook's credentials, which would let the other origin forge a
+/// credentialed mutation.
+#[tokio::test]
+async fn r_req_4_no_credential_goes_on_a_chain_that_left_or_started_outside_home() {
+    let (home, other, ctrl) = two_servers_with(|b| b.cookie_store(true)).await;
+    let login = RestEndpoint::<Value>::builder("/login")
+        .method(Method::POST)
+        .build()
+        .unwrap();
+    ctrl.fetch(&login, ()).await.unwrap();
+    home.clear_requests();
+
+    // Started abroad: other -307-> home, a PATCH with its body.
+    let abroad = RestEndpoint::<Value>::builder("/redirect")
+        .url_prefix(other.base_url())
+        .method(Method::PATCH)
+        .hooks(AllCredentials(Credentials::SameOrigin))
+        .build()
+        .unwrap();
+    let to = format!("{}/todos/1", home.base_url());
+    ctrl.fetch(&abroad, json!({ "status": 307, "to": to }))
+        .body(&json!({ "title": "forged" }))
+        .await
+        .unwrap();
+    let landed = home.requests();
+    assert_eq!(landed.len(), 1, "the redirect was followed home");
+    assert_eq!(
+        (landed[0].method.as_str(), landed[0].path.as_str()),
+        ("PATCH", "/todos/1")
+    );
+    for name in ["cookie", "authorization", "x-api-key"] {
+        assert_eq!(landed[0].header(name), None, "started abroad: no {name} at home");
+    }
+    assert!(landed[0].header("x-trace").is_some(), "ordinary headers still go");
+
+    // Left and came back: home -307-> other -307-> home.
+    home.clear_requests();
+    let back = format!("{}/whoami", home.base_url());
+    let via_other = format!("{}/redirect?status=307&to={}", other.base_url(), escape(&back));
+    let round_trip = RestEndpoint::<Value>::builder("/redirect")
+        .hooks(AllCredentials(Credentials::SameOrigin))
+        .build()
+        .unwrap();
+    let seen = ctrl
+        .fetch(&round_trip, json!({ "status": 307, "to": via_other }))
+        .await
+        .unwrap();
+    assert_eq!(
+        *seen,
+        json!({ "authorization": null, "cookie": null }),
+        "left home: nothing on the way back"
+    );
+    let first = &home.requests()[0];
+    assert_eq!(first.path, "/redirect");
+    assert!(
+        first.header("cookie").is_some_and(|c| c.contains("session=demo")),
+        "the first hop is home"
+    );
+    assert!(first.header("authorization").is_some(), "the first hop is home");
+}
+
+/// R-REQ-4, SameOrigin: a `Set-Cookie` answered by the home origin on a hop of a chain that
+/// started abroad, or left home, is not stored, just as that hop carried no cookie.
+#[tokio::test]
+async fn r_req_4_set_cookie_is_not_stored_from_home_on_a_chain_that_left_it() {
+    let (home, other, ctrl) = two_servers_with(|b| b.cookie_store(true)).await;
+    let home_login = format!("{}/login", home.base_url());
+    // other -307-> home /login, and home -307-> other -307-> home /login.
+    let via_other = format!("{}/redirect?status=307&to={}", other.base_url(), escape(&home_login));
+    for (prefix, to) in [(other.base_url(), home_login.clone()), (String::new(), via_other)] {
+        let hop = RestEndpoint::<Value>::builder("/redirect")
+            .url_prefix(&prefix)
+            .method(Method::POST)
+            .build()
+            .unwrap();
+        ctrl.fetch(&hop, json!({ "status": 307, "to": to }))
+            .body(&json!({}))
+            .await
+            .unwrap();
+        assert_eq!(
+            home.requests().last().unwrap().path,
+            "/login",
+            "{prefix:?}: followed home"
+        );
+        let whoami = RestEndpoint::<Value>::builder("/whoami").build().unwrap();
+        let seen = ctrl.fetch(&whoami, ()).await.unwrap();
+        assert_eq!(
+            seen["cookie"],
+            Value::Null,
+            "{prefix:?}: the session cookie was not stored"
+        );
     }
 }

@@ -21,7 +21,9 @@ pub enum Credentials {
     /// Never send credentials.
     Omit,
     /// Send them only to the home origin (the Controller's `base_url`, else an absolute
-    /// `url_prefix`), never after a redirect to another origin.
+    /// `url_prefix`), and only while the request has been nowhere else: never to another
+    /// origin, and never on a hop back home once a redirect left it or when the request was
+    /// first sent elsewhere. `Set-Cookie` is stored only from the hops that may carry them.
     #[default]
     SameOrigin,
     /// Send them on every request; a redirect still never carries hook-set credential headers

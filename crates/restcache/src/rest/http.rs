@@ -202,25 +202,29 @@ impl Http {
         let mut method = method;
         let home = self.home_origin(out.cfg);
         let first = origin(&url);
+        // Whether the chain has been anywhere but the home origin, its first hop included.
+        let mut left_home = false;
 
         for hop in 0..=MAX_REDIRECTS {
             let here = origin(&url);
-            let at_home = home.as_ref() == Some(&here);
-            // Hook-set credentials never follow a redirect to an origin other than the first.
+            left_home |= home.as_ref() != Some(&here);
+            // `SameOrigin`: no credential of any kind once the chain has left home (or started
+            // elsewhere), even on a hop back home. Hook-set credentials never follow a redirect
+            // to an origin other than the first.
             let with_credentials = match credentials {
                 Credentials::Omit => false,
-                Credentials::SameOrigin => at_home && here == first,
+                Credentials::SameOrigin => !left_home,
                 Credentials::Include => hop == 0 || here == first,
             };
             let mut headers = plain.clone();
             if with_credentials {
                 headers.extend(secret.clone());
             }
-            // Jar cookies go where credentials may go; in `Include` mode the jar's own domain
-            // rules decide.
+            // Jar cookies go, and `Set-Cookie` is stored, where credentials may go; in
+            // `Include` mode the jar's own domain rules decide.
             let jar_allowed = match credentials {
                 Credentials::Omit => false,
-                Credentials::SameOrigin => at_home,
+                Credentials::SameOrigin => !left_home,
                 Credentials::Include => true,
             };
             if jar_allowed {
