@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use demo_api::{DemoServer, Fault};
 use restcache::Error;
-use restcache::controller::ControllerBuilder;
+use restcache::controller::{ControllerBuilder, FetchRequest};
 use restcache::prelude::*;
 use serde_json::{Value, json};
 
@@ -375,5 +375,85 @@ async fn r_optm_4_a_failed_mutation_leaves_only_its_error_record_and_a_retry_rec
             Value::Null,
             "{label}: the success cleared the error"
         );
+    }
+}
+
+/// Answers the next request to `path` with a `status` redirect to todo 15, sends `request`
+/// (a mutation), and checks that it failed with a typed error, was not followed into a GET,
+/// and left nothing but its error record under `key`: the server still holds todo 15 as it
+/// was, and so does the cache, through any optimistic layer.
+async fn redirected_into_a_get<S: restcache::schema::Schema>(
+    server: &DemoServer,
+    ctrl: &Controller,
+    (path, status, key): (&str, u16, &str),
+    request: FetchRequest<S, impl Sized>,
+) {
+    let snapshot = ctrl.snapshot();
+    let sent = server.requests().len();
+    server.inject(
+        path,
+        Fault::Redirect {
+            status,
+            to: PATH.into(),
+        },
+    );
+    let label = format!("{key} answered {status}");
+    let err = request
+        .await
+        .err()
+        .unwrap_or_else(|| panic!("{label}: a mutation turned into a GET succeeded"));
+    let at = format!("{}{path}", server.base_url());
+    assert!(
+        matches!(&err, Error::Transport { url, message } if *url == at && message.contains("GET")),
+        "{label}: {err:?}"
+    );
+    let seen = server.requests();
+    assert_eq!(seen.len(), sent + 1, "{label}: the redirect was not followed");
+    assert_eq!(seen[sent].path, path, "{label}");
+    assert_only_error_recorded(&snapshot, &ctrl.snapshot(), key, &err);
+    let read = ctrl.get_response(&todos().get(), params! { id: ID }).unwrap();
+    assert_eq!(
+        read.data.map(|t| t.title.clone()).as_deref(),
+        Some("Todo 15"),
+        "{label}: the cache is as it was"
+    );
+    assert_eq!(
+        server.todo(ID).unwrap()["title"],
+        "Todo 15",
+        "{label}: the server is as it was"
+    );
+}
+
+/// R-REQ-5 (the Fetch standard's redirects): 301 and 302 turn only a POST into a GET, 303 any
+/// method but HEAD. A mutation that a redirect would resend as a GET is not that mutation's
+/// success: the fetch fails with `Error::Transport`, the redirect is not followed, and nothing
+/// of the mutation reaches the cache (an optimistic one rolls back). Before, a DELETE answered
+/// 303 came back `Ok` from a GET and marked the entity deleted.
+#[tokio::test]
+async fn r_req_5_a_mutation_redirected_into_a_get_fails_and_changes_nothing() {
+    for resource in [todos(), optimistic_todos()] {
+        let server = DemoServer::start_on_thread().unwrap();
+        let ctrl = controller(&server, |b| b);
+        // u2's todos are 11..=20.
+        ctrl.fetch(&resource.get_list(), params! { userId: "u2" })
+            .await
+            .unwrap();
+        let body = json!({ "title": "redirected" });
+        let id = params! { id: ID };
+        let delete = ctrl.fetch(&resource.delete(), &id);
+        redirected_into_a_get(&server, &ctrl, (PATH, 303, "DELETE /todos/15"), delete).await;
+        let patch = ctrl.fetch(&resource.partial_update(), &id).body(&body);
+        redirected_into_a_get(&server, &ctrl, (PATH, 303, "PATCH /todos/15"), patch).await;
+        let put = ctrl.fetch(&resource.update(), &id).body(&body);
+        redirected_into_a_get(&server, &ctrl, (PATH, 303, "PUT /todos/15"), put).await;
+        let create = RestEndpoint::<Todo>::builder("/todos")
+            .method(restcache::Method::POST)
+            .build()
+            .unwrap();
+        for status in [301, 302, 303] {
+            let post = ctrl.fetch(&create, ()).body(&body);
+            redirected_into_a_get(&server, &ctrl, ("/todos", status, "POST /todos"), post).await;
+        }
+        assert_eq!(server.todos().len(), 30, "nothing was created");
     }
 }

@@ -147,18 +147,32 @@ async fn r_req_4_url_prefix_is_the_home_origin_without_base_url() {
     assert_eq!(credentials_seen(&other, "/whoami"), [(false, false, true)]);
 }
 
+/// R-REQ-5: a 303 continues a GET as a GET; a POST it would turn into a GET is refused, not
+/// followed (see `tests/faults/errors.rs` for what the cache keeps); 307 keeps the method and
+/// body.
 #[tokio::test]
-async fn r_req_5_303_continues_as_get_and_307_keeps_method_and_body() {
+async fn r_req_5_303_continues_a_get_refuses_a_post_and_307_keeps_method_and_body() {
     let (home, _other, ctrl) = two_servers().await;
+    let get = RestEndpoint::<Value>::builder("/redirect").build().unwrap();
+    let todo = ctrl
+        .fetch(&get, json!({ "status": 303, "to": "/todos/1" }))
+        .await
+        .unwrap();
+    assert_eq!(todo["id"], 1);
     let hop = RestEndpoint::<Value>::builder("/redirect")
         .method(Method::POST)
         .build()
         .unwrap();
     let body = json!({ "title": "via redirect" });
-    ctrl.fetch(&hop, json!({ "status": 303, "to": "/todos" }))
+    let err = ctrl
+        .fetch(&hop, json!({ "status": 303, "to": "/todos" }))
         .body(&body)
         .await
-        .unwrap();
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Transport { message, .. } if message.contains("would resend the POST as a GET")),
+        "{err:?}"
+    );
     ctrl.fetch(&hop, json!({ "status": 307, "to": "/todos" }))
         .body(&body)
         .await
@@ -171,13 +185,58 @@ async fn r_req_5_303_continues_as_get_and_307_keeps_method_and_body() {
     assert_eq!(
         hops,
         [
+            ("GET".into(), "/redirect".into(), true),
+            ("GET".into(), "/todos/1".into(), true),
             ("POST".into(), "/redirect".into(), false),
-            ("GET".into(), "/todos".into(), true),
             ("POST".into(), "/redirect".into(), false),
             ("POST".into(), "/todos".into(), false),
         ]
     );
     assert_eq!(home.todos().last().unwrap()["title"], "via redirect");
+}
+
+/// R-REQ-5 (the Fetch standard's redirects): 301 and 302 resend PUT, PATCH and DELETE with
+/// their method and body; only a POST would become a GET. Before, each was resent as a
+/// bodiless GET.
+#[tokio::test]
+async fn r_req_5_301_and_302_keep_a_mutations_method_and_body() {
+    let (home, _other, ctrl) = two_servers().await;
+    for status in [301u16, 302] {
+        for (n, method) in [Method::PUT, Method::PATCH, Method::DELETE].into_iter().enumerate() {
+            let id = u64::from(status - 300) * 10 + n as u64;
+            let title = format!("{method} after {status}");
+            let body = (method != Method::DELETE).then(|| json!({ "title": title }));
+            home.clear_requests();
+            let hop = RestEndpoint::<Value>::builder("/redirect")
+                .method(method.clone())
+                .build()
+                .unwrap();
+            let request = ctrl.fetch(&hop, json!({ "status": status, "to": format!("/todos/{id}") }));
+            match &body {
+                Some(b) => request.body(b).await,
+                None => request.await,
+            }
+            .unwrap();
+            let hops: Vec<(String, String, Option<Value>)> = home
+                .requests()
+                .iter()
+                .map(|r| (r.method.clone(), r.path.clone(), r.json()))
+                .collect();
+            let m = method.to_string();
+            assert_eq!(
+                hops,
+                [
+                    (m.clone(), "/redirect".into(), body.clone()),
+                    (m, format!("/todos/{id}"), body.clone())
+                ],
+                "{status} {method}"
+            );
+            match body {
+                Some(_) => assert_eq!(home.todo(id).unwrap()["title"], title.as_str()),
+                None => assert_eq!(home.todo(id), None, "{status}: deleted"),
+            }
+        }
+    }
 }
 
 #[tokio::test]

@@ -5,7 +5,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
@@ -54,6 +54,15 @@ pub enum Fault {
     HugeChunked(u64),
     /// 200 `application/json`: this many nested arrays, `[[[...]]]`.
     Deep(usize),
+    /// This redirect status (300..=399) with `Location: to` (absolute or relative) and an empty
+    /// body, whatever the method: how a hostile server sends a mutation somewhere else. The
+    /// request that follows it is answered by the route (or the next armed fault) as usual.
+    Redirect {
+        /// The status, 300..=399.
+        status: u16,
+        /// The `Location` header's value.
+        to: String,
+    },
     /// Waits this long on the server's clock, then lets the route answer as usual. With
     /// [`DemoServer::start_on_thread`](crate::DemoServer::start_on_thread) that is real time
     /// whatever the test's clock; dropping the server ends the wait.
@@ -83,6 +92,7 @@ impl Fault {
             Fault::Huge(bytes) => misbehave::huge_body(bytes, true),
             Fault::HugeChunked(bytes) => misbehave::huge_body(bytes, false),
             Fault::Deep(depth) => misbehave::deep_body(depth),
+            Fault::Redirect { status, to } => misbehave::redirect(status, &to),
             Fault::Delay(wait) => return Applied::Delay(wait),
         };
         Applied::Answer(answer)
@@ -98,11 +108,22 @@ pub(crate) struct FaultRegistry {
 impl FaultRegistry {
     /// Arms `fault` for the next request to `path` that finds no earlier fault armed.
     pub(crate) fn inject(&self, path: &str, fault: Fault) {
-        if let Fault::Status(code) = fault {
-            assert!(
-                StatusCode::from_u16(code).is_ok(),
+        match &fault {
+            Fault::Status(code) => assert!(
+                StatusCode::from_u16(*code).is_ok(),
                 "Fault::Status({code}): a status code is 100..=999"
-            );
+            ),
+            Fault::Redirect { status, to } => {
+                assert!(
+                    (300..=399).contains(status),
+                    "Fault::Redirect {{ status: {status} }}: a redirect status is 300..=399"
+                );
+                assert!(
+                    HeaderValue::from_str(to).is_ok(),
+                    "Fault::Redirect {{ to: {to:?} }}: not a valid Location value"
+                );
+            }
+            _ => {}
         }
         lock(&self.by_path).entry(path.to_owned()).or_default().push_back(fault);
     }

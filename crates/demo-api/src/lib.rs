@@ -83,6 +83,7 @@
 //! | `Json(value)` | 200 `application/json`, that value |
 //! | `Huge(N)`, `HugeChunked(N)` | like `/misbehave/huge?bytes=N`, `/misbehave/huge-chunked?bytes=N` |
 //! | `Deep(N)` | like `/misbehave/deep?depth=N` |
+//! | `Redirect { status, to }` | that status (300..=399) with `Location: to`, empty body, for any method |
 //! | `Delay(d)` | waits `d`, then the route answers as usual |
 //!
 //! [`client`] is a minimal HTTP/1.1 client over a raw TCP stream, enough for tests that need to see

@@ -185,7 +185,9 @@ impl DemoServer {
     ///
     /// # Panics
     ///
-    /// If `fault` is a [`Fault::Status`] whose code is not in `100..=999`.
+    /// If `fault` is a [`Fault::Status`] whose code is not in `100..=999`, or a
+    /// [`Fault::Redirect`] whose status is not in `300..=399` or whose `to` is not a valid
+    /// header value.
     ///
     /// ```
     /// use demo_api::{DemoServer, Fault, client};

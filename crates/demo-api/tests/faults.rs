@@ -53,6 +53,16 @@ async fn each_fault_answers_one_request_then_the_route_answers_again() -> TestRe
             }),
         ),
         (Fault::Deep(3), Box::new(|r| assert_eq!(r.json(), Some(json!([[[]]]))))),
+        (
+            Fault::Redirect {
+                status: 301,
+                to: "/todos/5".into(),
+            },
+            Box::new(|r| {
+                assert_eq!((r.status, r.header("location")), (301, Some("/todos/5")));
+                assert!(r.body.is_empty());
+            }),
+        ),
     ];
     for (fault, check) in cases {
         server.inject("/todos/4", fault.clone());
@@ -136,4 +146,17 @@ async fn delay_waits_on_the_servers_clock_then_the_route_answers() -> TestResult
 async fn a_status_outside_the_valid_range_is_refused() {
     let server = DemoServer::start().await.unwrap();
     server.inject("/todos/1", Fault::Status(42));
+}
+
+#[tokio::test]
+#[should_panic(expected = "a redirect status is 300..=399")]
+async fn a_redirect_fault_needs_a_redirect_status() {
+    let server = DemoServer::start().await.unwrap();
+    server.inject(
+        "/todos/1",
+        Fault::Redirect {
+            status: 200,
+            to: "/todos/2".into(),
+        },
+    );
 }

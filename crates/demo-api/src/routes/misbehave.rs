@@ -149,6 +149,16 @@ pub(crate) fn deep_body(depth: usize) -> Response {
     raw(StatusCode::OK, Some("application/json"), body)
 }
 
+/// `status` with `Location: to` and an empty body; `inject` checked both.
+pub(crate) fn redirect(status: u16, to: &str) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::FOUND);
+    let mut response = raw(status, None, Body::empty());
+    if let Ok(location) = HeaderValue::from_str(to) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    response
+}
+
 /// 200 `application/json` with a body of only spaces and newlines.
 async fn whitespace() -> Response {
     raw(StatusCode::OK, Some("application/json"), "  \n\n \r\n  ")

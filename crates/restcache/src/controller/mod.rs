@@ -134,6 +134,11 @@ impl Controller {
     /// newer write changed shows as it now stands (`Error::Invalidated` if a newer delete won). GETs already in flight
     /// for the same URL are joined; the request runs on a task the Controller owns, so dropping
     /// the future does not cancel it. Add a body with [`FetchRequest::body`].
+    ///
+    /// Redirects are followed as the Fetch standard says, up to 10: 301 and 302 keep every
+    /// method but POST, 307 and 308 keep all, with their bodies. A mutation that a redirect would
+    /// resend as a GET (a POST on 301, 302 or 303, any other on 303) fails with
+    /// `Error::Transport` and changes nothing but its key's error record.
     pub fn fetch<S: Schema, B, G>(&self, ep: &RestEndpoint<S, B, G>, args: impl Serialize) -> FetchRequest<S, B> {
         FetchRequest::new(self.clone(), ep, args_map(&args))
     }

@@ -115,6 +115,18 @@ fn transport(url: &Url, e: &(dyn std::error::Error + 'static)) -> Error {
     }
 }
 
+/// The method a redirect continues with, by the Fetch standard: 301 and 302 turn a POST into
+/// a GET, 303 turns anything but GET and HEAD into a GET; otherwise the method (and the body)
+/// are kept.
+fn redirected_method(status: u16, method: &Method) -> Method {
+    let to_get = match status {
+        301 | 302 => *method == Method::POST,
+        303 => *method != Method::GET && *method != Method::HEAD,
+        _ => false,
+    };
+    if to_get { Method::GET } else { method.clone() }
+}
+
 fn is_credential(name: &reqwest::header::HeaderName, value: &HeaderValue) -> bool {
     name == AUTHORIZATION || name == PROXY_AUTHORIZATION || name == COOKIE || value.is_sensitive()
 }
@@ -198,8 +210,7 @@ impl Http {
             plain.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         }
         // A hook may have set any body: it is refused, not sent, past the depth limit.
-        let mut body = body.map(bounded_value::body_bytes).transpose()?;
-        let mut method = method;
+        let body = body.map(bounded_value::body_bytes).transpose()?;
         let home = self.home_origin(out.cfg);
         let first = origin(&url);
         // Whether the chain has been anywhere but the home origin, its first hop included.
@@ -256,12 +267,15 @@ impl Http {
                             message: format!("more than {MAX_REDIRECTS} redirects"),
                         });
                     }
-                    if status != 307 && status != 308 {
-                        if method != Method::HEAD {
-                            method = Method::GET;
-                        }
-                        body = None;
-                        plain.remove(CONTENT_TYPE);
+                    if redirected_method(status, &method) != method {
+                        // Whatever a GET there answers, it is not the mutation's outcome.
+                        return Err(Error::Transport {
+                            url: url.to_string(),
+                            message: format!(
+                                "a {status} redirect to {next} would resend the {method} as a GET; \
+                                 a mutation is not followed into a GET"
+                            ),
+                        });
                     }
                     url = next;
                     continue;
