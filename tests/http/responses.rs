@@ -76,6 +76,50 @@ async fn r_resp_3_content_types() {
     ctrl.fetch(&at::<()>("/misbehave/html"), ()).await.unwrap();
 }
 
+/// R-RESP-3: a body is JSON only under the media type `application/json` or a `+json` suffix
+/// (case-insensitive, parameters ignored); a media type that merely contains `json` is refused
+/// with `Error::Decode` naming it. A missing `Content-Type` stays accepted (above).
+#[tokio::test]
+async fn r_resp_3_only_a_json_media_type_or_suffix_is_read_as_json() {
+    let (server, ctrl) = setup().await;
+    let todo = at::<Value>("/todos/1");
+    let body = r#"{"id": 1}"#;
+    let answer = |content_type: &str| {
+        server.inject(
+            "/todos/1",
+            demo_api::Fault::Raw {
+                content_type: content_type.into(),
+                body: body.into(),
+            },
+        );
+        ctrl.fetch(&todo, ())
+    };
+    for json in [
+        "application/json",
+        "Application/JSON; charset=utf-8",
+        " application/json ;charset=utf-8",
+        "application/vnd.api+json",
+        "application/problem+JSON; profile=x",
+    ] {
+        assert_eq!(*answer(json).await.unwrap(), json!({ "id": 1 }), "{json:?}");
+    }
+    for other in [
+        "application/notjson-at-all",
+        "application/jsonp",
+        "application/json-seq",
+        "text/x-json-ish",
+        "application/+json",
+        "json",
+    ] {
+        let err = answer(other).await.unwrap_err();
+        assert!(
+            matches!(&err, Error::Decode { content_type: Some(ct), message, .. }
+                if ct == other && message.contains("JSON content type")),
+            "{other:?}: {err:?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn r_resp_4_bodies_over_the_limit_and_json_too_deep() {
     let server = DemoServer::start().await.unwrap();

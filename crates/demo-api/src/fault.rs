@@ -47,6 +47,13 @@ pub enum Fault {
     Html,
     /// 200 `application/json` with this body (well-formed JSON the client may still reject).
     Json(Value),
+    /// 200 with exactly this `Content-Type` and body, for content types a client must judge.
+    Raw {
+        /// The `Content-Type` header's value.
+        content_type: String,
+        /// The body, as is.
+        body: String,
+    },
     /// 200 `application/json`: a JSON string of exactly this many bytes (at least 2), streamed,
     /// with `Content-Length`.
     Huge(u64),
@@ -89,6 +96,7 @@ impl Fault {
             Fault::Truncated => misbehave::truncated(),
             Fault::Html => misbehave::html(),
             Fault::Json(body) => misbehave::raw(StatusCode::OK, Some("application/json"), body.to_string()),
+            Fault::Raw { content_type, body } => misbehave::typed(&content_type, body),
             Fault::Huge(bytes) => misbehave::huge_body(bytes, true),
             Fault::HugeChunked(bytes) => misbehave::huge_body(bytes, false),
             Fault::Deep(depth) => misbehave::deep_body(depth),
@@ -123,6 +131,10 @@ impl FaultRegistry {
                     "Fault::Redirect {{ to: {to:?} }}: not a valid Location value"
                 );
             }
+            Fault::Raw { content_type, .. } => assert!(
+                HeaderValue::from_str(content_type).is_ok(),
+                "Fault::Raw {{ content_type: {content_type:?} }}: not a valid header value"
+            ),
             _ => {}
         }
         lock(&self.by_path).entry(path.to_owned()).or_default().push_back(fault);

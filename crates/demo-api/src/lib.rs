@@ -81,6 +81,7 @@
 //! | `Truncated` | like `/misbehave/truncated` |
 //! | `Html` | like `/misbehave/html` |
 //! | `Json(value)` | 200 `application/json`, that value |
+//! | `Raw { content_type, body }` | 200 with exactly that `Content-Type` and body |
 //! | `Huge(N)`, `HugeChunked(N)` | like `/misbehave/huge?bytes=N`, `/misbehave/huge-chunked?bytes=N` |
 //! | `Deep(N)` | like `/misbehave/deep?depth=N` |
 //! | `Redirect { status, to }` | that status (300..=399) with `Location: to`, empty body, for any method |

@@ -187,7 +187,7 @@ impl DemoServer {
     ///
     /// If `fault` is a [`Fault::Status`] whose code is not in `100..=999`, or a
     /// [`Fault::Redirect`] whose status is not in `300..=399` or whose `to` is not a valid
-    /// header value.
+    /// header value, or a [`Fault::Raw`] whose `content_type` is not a valid header value.
     ///
     /// ```
     /// use demo_api::{DemoServer, Fault, client};

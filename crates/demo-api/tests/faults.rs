@@ -39,6 +39,16 @@ async fn each_fault_answers_one_request_then_the_route_answers_again() -> TestRe
             Box::new(|r| assert_eq!(r.json(), Some(json!({ "id": "not a number", "extra": [1] })))),
         ),
         (
+            Fault::Raw {
+                content_type: "application/notjson-at-all".into(),
+                body: "{}".into(),
+            },
+            Box::new(|r| {
+                assert_eq!(r.header("content-type"), Some("application/notjson-at-all"));
+                assert_eq!(r.text(), "{}");
+            }),
+        ),
+        (
             Fault::Huge(5000),
             Box::new(|r| {
                 assert_eq!(r.header("content-length"), Some("5000"));

@@ -50,6 +50,15 @@ pub(crate) fn raw(status: StatusCode, content_type: Option<&'static str>, body: 
     response
 }
 
+/// 200 with this content type (`inject` checked it is a valid header value) and body.
+pub(crate) fn typed(content_type: &str, body: String) -> Response {
+    let mut response = raw(StatusCode::OK, None, body);
+    if let Ok(value) = HeaderValue::from_str(content_type) {
+        response.headers_mut().insert(header::CONTENT_TYPE, value);
+    }
+    response
+}
+
 /// The status with a JSON error body.
 async fn status(status: StatusCode) -> ApiError {
     ApiError::new(status, format!("deliberate {}", status.as_u16()))

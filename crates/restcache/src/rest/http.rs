@@ -115,6 +115,18 @@ fn transport(url: &Url, e: &(dyn std::error::Error + 'static)) -> Error {
     }
 }
 
+/// Whether a `Content-Type` value names JSON (R-RESP-3): the media type `application/json`, or
+/// any `type/subtype+json` (`application/problem+json`, …), case-insensitive, parameters ignored.
+fn is_json_media_type(content_type: &str) -> bool {
+    let media = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    match media.split_once('/') {
+        Some((kind, subtype)) if !kind.is_empty() => {
+            media == "application/json" || subtype.strip_suffix("+json").is_some_and(|name| !name.is_empty())
+        }
+        _ => false,
+    }
+}
+
 /// The method a redirect continues with, by the Fetch standard: 301 and 302 turn a POST into
 /// a GET, 303 turns anything but GET and HEAD into a GET; otherwise the method (and the body)
 /// are kept.
@@ -362,17 +374,17 @@ impl Http {
             .await?
             .ok_or_else(too_large)?;
         let empty = ignore_body || status.as_u16() == 204 || bytes.iter().all(u8::is_ascii_whitespace);
-        if !empty && let Some(ct) = &content_type {
-            let media = ct.split(';').next().unwrap_or("").to_ascii_lowercase();
-            if !media.contains("json") {
-                return Err(Error::Decode {
-                    url: url.to_string(),
-                    content_type: content_type.clone(),
-                    entity: None,
-                    position: String::new(),
-                    message: format!("expected a JSON content type, got {ct:?}"),
-                });
-            }
+        if !empty
+            && let Some(ct) = &content_type
+            && !is_json_media_type(ct)
+        {
+            return Err(Error::Decode {
+                url: url.to_string(),
+                content_type: content_type.clone(),
+                entity: None,
+                position: String::new(),
+                message: format!("expected a JSON content type, got {ct:?}"),
+            });
         }
         Ok(Fetched {
             bytes: if empty { Vec::new() } else { bytes },
