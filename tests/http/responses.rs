@@ -120,6 +120,39 @@ async fn r_resp_3_only_a_json_media_type_or_suffix_is_read_as_json() {
     }
 }
 
+/// R-ERR-1: a decode or schema error names the absolute URL, like every other error over
+/// HTTP, even for a relative member URL resolved against `base_url`; so does `set_response`'s,
+/// whose URL is the key's.
+#[tokio::test]
+async fn r_err_1_decode_errors_name_the_absolute_url() {
+    let (server, ctrl) = setup().await;
+    let url = format!("{}/todos/15", server.base_url());
+    let get = todos().get();
+    let faults = [
+        demo_api::Fault::Truncated,
+        demo_api::Fault::Json(json!({ "id": 15, "userId": "u2", "title": "t", "completed": "yes" })),
+        demo_api::Fault::Json(json!({ "userId": "u2", "title": "no pk" })),
+    ];
+    for fault in faults {
+        server.inject("/todos/15", fault.clone());
+        let err = ctrl.fetch(&get, params! { id: 15 }).await.unwrap_err();
+        assert!(
+            matches!(&err, Error::Decode { url: u, .. } | Error::InvalidResponse { url: u, .. } if *u == url),
+            "{fault:?}: {err:?}"
+        );
+    }
+    for bad in [
+        json!({ "id": 15, "userId": "u2", "title": "t", "completed": "yes" }),
+        json!({ "userId": "u2", "title": "no pk" }),
+    ] {
+        let err = ctrl.set_response(&get, params! { id: 15 }, &bad).unwrap_err();
+        assert!(
+            matches!(&err, Error::Decode { url: u, .. } | Error::InvalidResponse { url: u, .. } if *u == url),
+            "set_response {bad}: {err:?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn r_resp_4_bodies_over_the_limit_and_json_too_deep() {
     let server = DemoServer::start().await.unwrap();

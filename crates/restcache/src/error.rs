@@ -143,9 +143,18 @@ impl Error {
     }
 
     /// Fills in the URL of normalization errors, which are raised before the URL is known.
-    pub(crate) fn with_url(mut self, new_url: &str) -> Self {
+    pub(crate) fn with_url(self, new_url: &str) -> Self {
+        self.set_url(new_url, false)
+    }
+
+    /// Names `new_url` in a normalization error, in place of any URL it named.
+    pub(crate) fn at_url(self, new_url: &str) -> Self {
+        self.set_url(new_url, true)
+    }
+
+    fn set_url(mut self, new_url: &str, replace: bool) -> Self {
         if let Error::Decode { url, .. } | Error::InvalidResponse { url, .. } = &mut self
-            && url.is_empty()
+            && (replace || url.is_empty())
         {
             new_url.clone_into(url);
         }

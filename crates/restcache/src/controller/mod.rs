@@ -159,7 +159,8 @@ impl Controller {
     }
 
     /// Writes `value` as `ep`'s response for `args`, arriving now (R-EXP-6). On error nothing
-    /// is written. `value` is a [`Value`] (moved in) or a `&Value` (copied), see
+    /// is written; a decode or schema error names the key's URL, made absolute with the
+    /// `base_url` as a fetch's would be. `value` is a [`Value`] (moved in) or a `&Value` (copied), see
     /// [`ResponseValue`](crate::store::ResponseValue).
     pub fn set_response<S: Schema, B, G>(
         &self,
@@ -175,13 +176,20 @@ impl Controller {
             Some(p) => opts.policy(&**p),
             None => opts,
         };
-        // A borrowed value is copied before the store is locked, not while it is held.
+        // Errors name the key's URL, made absolute as a fetch would (R-REQ-2) when it can be.
         let url = key.split_once(' ').map_or(key.as_str(), |(_, url)| url);
-        let value = value.into_value().map_err(|e| e.with_url(url))?;
+        let url = self
+            .inner
+            .http
+            .absolute(url)
+            .map_or_else(|_| url.to_owned(), String::from);
+        // A borrowed value is copied before the store is locked, not while it is held.
+        let value = value.into_value().map_err(|e| e.with_url(&url))?;
         self.inner
             .store
             .lock()
-            .set_response_with::<S>(&key, &write_args, value, opts)?;
+            .set_response_with::<S>(&key, &write_args, value, opts)
+            .map_err(|e| e.at_url(&url))?;
         self.notify();
         Ok(())
     }

@@ -90,14 +90,15 @@ impl Fetched {
         crate::store::syntax_error(e, self.content_type.as_deref()).with_url(&self.url)
     }
 
-    /// `e`, raised while normalizing this body: a decode error names the content type.
+    /// `e`, raised while normalizing this body: a decode error names the content type, and it
+    /// and a schema error name the absolute URL that answered, as the HTTP errors do.
     pub fn blame(&self, mut e: Error) -> Error {
         if let Error::Decode { content_type, .. } = &mut e
             && content_type.is_none()
         {
             content_type.clone_from(&self.content_type);
         }
-        e
+        e.with_url(&self.url)
     }
 }
 
