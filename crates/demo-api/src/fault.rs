@@ -15,7 +15,7 @@ use crate::state::lock;
 
 /// How one request is made to fail; armed with [`DemoServer::inject`](crate::DemoServer::inject).
 ///
-/// Every fault but [`Fault::Delay`] answers *instead of* the route: the request is recorded (and
+/// Every fault but [`Fault::Delay`] answers (or, for [`Fault::Hang`], fails to) *instead of* the route: the request is recorded (and
 /// held, if its path is held) as usual, but its handler never runs, so a faulted mutation
 /// changes nothing on the server. The answers are those of the `/misbehave/*` routes.
 ///
@@ -70,6 +70,14 @@ pub enum Fault {
         /// The `Location` header's value.
         to: String,
     },
+    /// Never answers: the request is recorded (and held, if its path is held), then the
+    /// connection stays open and silent until the server's runtime ends; with
+    /// [`DemoServer::start_on_thread`](crate::DemoServer::start_on_thread), until the server is
+    /// dropped.
+    Hang,
+    /// 200 `application/json`, chunked, with the first byte of the body (`[`), then nothing
+    /// more: the body never ends, and the connection stays open as with [`Fault::Hang`].
+    EndlessBody,
     /// Waits this long on the server's clock, then lets the route answer as usual. With
     /// [`DemoServer::start_on_thread`](crate::DemoServer::start_on_thread) that is real time
     /// whatever the test's clock; dropping the server ends the wait.
@@ -82,6 +90,8 @@ pub(crate) enum Applied {
     Answer(Response),
     /// Wait this long, then let the route answer.
     Delay(Duration),
+    /// Never answer.
+    Hang,
 }
 
 impl Fault {
@@ -101,7 +111,9 @@ impl Fault {
             Fault::HugeChunked(bytes) => misbehave::huge_body(bytes, false),
             Fault::Deep(depth) => misbehave::deep_body(depth),
             Fault::Redirect { status, to } => misbehave::redirect(status, &to),
+            Fault::EndlessBody => misbehave::endless_body(),
             Fault::Delay(wait) => return Applied::Delay(wait),
+            Fault::Hang => return Applied::Hang,
         };
         Applied::Answer(answer)
     }

@@ -86,6 +86,11 @@
 //! | `Deep(N)` | like `/misbehave/deep?depth=N` |
 //! | `Redirect { status, to }` | that status (300..=399) with `Location: to`, empty body, for any method |
 //! | `Delay(d)` | waits `d`, then the route answers as usual |
+//! | `Hang` | never answers; the connection stays open |
+//! | `EndlessBody` | 200 `application/json`, chunked, `[` and then a body that never ends |
+//!
+//! Headers that never end need a server below HTTP: [`DripServer`] answers every request with
+//! response headers dripped one byte per interval, forever.
 //!
 //! [`client`] is a minimal HTTP/1.1 client over a raw TCP stream, enough for tests that need to see
 //! exactly what went over the wire without pulling in a full HTTP client.
@@ -107,6 +112,7 @@
 
 pub mod client;
 mod data;
+mod drip;
 mod error;
 mod extract;
 mod fault;
@@ -118,6 +124,7 @@ mod server;
 mod state;
 mod stream_body;
 
+pub use drip::DripServer;
 pub use fault::Fault;
 pub use hold::{Held, Hold};
 pub use record::RecordedRequest;

@@ -112,6 +112,7 @@ pub(crate) async fn record_then_hold(State(shared): State<Arc<Shared>>, request:
     match fault.map(Fault::apply) {
         Some(Applied::Answer(response)) => return response,
         Some(Applied::Delay(wait)) => tokio::time::sleep(wait).await,
+        Some(Applied::Hang) => return std::future::pending().await,
         None => {}
     }
     next.run(Request::from_parts(parts, Body::from(bytes))).await

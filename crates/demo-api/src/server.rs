@@ -1,5 +1,6 @@
 //! [`DemoServer`]: starting, stopping and inspecting one server.
 
+use std::future::Future;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -23,8 +24,66 @@ use crate::state::Shared;
 pub struct DemoServer {
     addr: SocketAddr,
     shared: Arc<Shared>,
+    /// Stops a server on the test's runtime.
+    shutdown: Option<oneshot::Sender<()>>,
+    /// A server on a thread of its own.
+    thread: Option<ServerThread>,
+}
+
+/// A server on a thread of its own, with its own single-threaded tokio runtime, listening on
+/// `127.0.0.1:0`. Dropping it drops that runtime, which cancels the server and every
+/// connection, and joins the thread.
+#[derive(Debug)]
+pub(crate) struct ServerThread {
+    pub(crate) addr: SocketAddr,
     shutdown: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
+}
+
+impl ServerThread {
+    /// Binds the listener and runs `serve(listener)` on a thread named `name ADDR`.
+    pub(crate) fn start<F, S>(name: &str, serve: S) -> io::Result<ServerThread>
+    where
+        S: FnOnce(TcpListener) -> F + Send + 'static,
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let std_listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
+        std_listener.set_nonblocking(true)?;
+        let addr = std_listener.local_addr()?;
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let listener = {
+            let _entered = runtime.enter();
+            TcpListener::from_std(std_listener)?
+        };
+        let (shutdown, stopped) = oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name(format!("{name} {addr}"))
+            .spawn(move || {
+                runtime.block_on(async move {
+                    tokio::spawn(serve(listener));
+                    let _ = stopped.await;
+                });
+                // Dropping the runtime here cancels the server and every connection, held ones too.
+                drop(runtime);
+            })?;
+        Ok(ServerThread {
+            addr,
+            shutdown: Some(shutdown),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for ServerThread {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            // The thread only waits for the signal just sent, then drops its runtime.
+            let _ = thread.join();
+        }
+    }
 }
 
 impl DemoServer {
@@ -91,33 +150,15 @@ impl DemoServer {
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn start_on_thread() -> io::Result<DemoServer> {
-        let std_listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
-        std_listener.set_nonblocking(true)?;
-        let addr = std_listener.local_addr()?;
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        let listener = {
-            let _entered = runtime.enter();
-            TcpListener::from_std(std_listener)?
-        };
         let shared = Arc::new(Shared::seeded());
         let app = routes::router(Arc::clone(&shared));
-        let (shutdown, stopped) = oneshot::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name(format!("demo-api {addr}"))
-            .spawn(move || {
-                runtime.block_on(async move {
-                    tokio::spawn(async move {
-                        let _ = axum::serve(listener, app).await;
-                    });
-                    let _ = stopped.await;
-                });
-                // Dropping the runtime here cancels the server and every connection, held ones too.
-                drop(runtime);
-            })?;
+        let thread = ServerThread::start("demo-api", |listener| async move {
+            let _ = axum::serve(listener, app).await;
+        })?;
         Ok(DemoServer {
-            addr,
+            addr: thread.addr,
             shared,
-            shutdown: Some(shutdown),
+            shutdown: None,
             thread: Some(thread),
         })
     }
@@ -270,9 +311,7 @@ impl Drop for DemoServer {
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
-        if let Some(thread) = self.thread.take() {
-            // The thread only waits for the signal just sent, then drops its runtime.
-            let _ = thread.join();
-        }
+        // Stops the thread's runtime, if the server has one, and joins the thread.
+        self.thread.take();
     }
 }

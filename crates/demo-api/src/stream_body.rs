@@ -24,6 +24,8 @@ pub(crate) enum Piece {
     Yield,
     /// An error: the server aborts the response and closes the connection.
     Fail,
+    /// Never ready again (nothing wakes the task): the body never ends.
+    Stall,
 }
 
 /// A body that yields its pieces in order. With a `length` it reports an exact size, so the
@@ -79,6 +81,7 @@ impl http_body::Body for StreamBody {
                     cx.waker().wake_by_ref();
                     return Poll::Pending;
                 }
+                Piece::Stall => return Poll::Pending,
                 Piece::Fail => {
                     this.pieces.pop_front();
                     return Poll::Ready(Some(Err(io::Error::other("response body deliberately cut off"))));

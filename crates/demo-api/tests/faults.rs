@@ -170,3 +170,20 @@ async fn a_redirect_fault_needs_a_redirect_status() {
         },
     );
 }
+
+#[tokio::test]
+async fn hang_never_answers_and_endless_body_never_ends_until_the_server_is_dropped() -> TestResult {
+    for fault in [Fault::Hang, Fault::EndlessBody] {
+        let server = DemoServer::start_on_thread()?;
+        server.inject("/todos/6", fault.clone());
+        let addr = server.addr();
+        let pending = tokio::spawn(async move { client::get(addr, "/todos/6").await });
+        server.wait_for_requests(1).await;
+        assert_eq!(server.armed_faults("/todos/6"), 0, "{fault:?} was taken");
+        // The connection ends only with the server; the response never completed.
+        drop(server);
+        let cut = pending.await.unwrap();
+        assert!(cut.is_err(), "{fault:?}: {cut:?}");
+    }
+    Ok(())
+}

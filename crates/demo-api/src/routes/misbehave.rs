@@ -103,6 +103,16 @@ pub(crate) fn close_mid_body() -> Response {
     )
 }
 
+/// 200 `application/json`, chunked: `[`, then a body that never ends.
+pub(crate) fn endless_body() -> Response {
+    let pieces = [Piece::Bytes(Bytes::from_static(b"[")), Piece::Yield, Piece::Stall];
+    raw(
+        StatusCode::OK,
+        Some("application/json"),
+        StreamBody::new(pieces, None).into_body(),
+    )
+}
+
 /// The `bytes` parameter (default 1 MiB): the body's total size, at least 2 and at most 1 GiB.
 fn huge_size(params: &Params) -> Result<u64, ApiError> {
     let bytes = params.parse_or("bytes", 1u64 << 20)?;
