@@ -23,9 +23,9 @@ pub async fn setup() -> (DemoServer, Controller) {
     (server, ctrl)
 }
 
-/// For paused-clock tests: the server runs on its own thread in real time, and the client
-/// keeps no idle-connection timer (which would let the paused clock jump while a request is in
-/// flight).
+/// For paused-clock tests: the server runs on its own thread in real time, and neither the
+/// client (no idle-connection timer) nor the Controller (no timeout) keeps a timer that would
+/// let the paused clock jump while a request is in flight.
 pub fn setup_paused() -> (DemoServer, Controller) {
     let server = DemoServer::start_on_thread().expect("the demo API starts");
     let ctrl = controller(&server);
@@ -41,6 +41,7 @@ fn controller(server: &DemoServer) -> Controller {
     Controller::builder()
         .base_url(server.base_url())
         .client(client)
+        .timeout(None)
         .build()
         .expect("controller")
 }

@@ -40,17 +40,22 @@ pub fn optimistic_todos() -> Resource<Todo> {
     .expect("valid resource")
 }
 
-/// A Controller for `server` whose client keeps no idle-connection timer, so a paused clock only
-/// jumps for the timers a test sets (see `tests/controller/fixtures.rs`); `configure` adds options.
-pub fn controller(server: &DemoServer, configure: impl FnOnce(ControllerBuilder) -> ControllerBuilder) -> Controller {
-    let client = restcache::reqwest::Client::builder()
+/// A client that follows no redirect (the Controller does) and keeps no idle-connection timer,
+/// so a paused clock only jumps for the timers a test sets (see `tests/controller/fixtures.rs`).
+pub fn client() -> restcache::reqwest::Client {
+    restcache::reqwest::Client::builder()
         .redirect(restcache::reqwest::redirect::Policy::none())
         .pool_idle_timeout(None)
         .build()
-        .expect("client");
-    configure(Controller::builder().base_url(server.base_url()).client(client))
-        .build()
-        .expect("controller")
+        .expect("client")
+}
+
+/// A Controller for `server` with [`client`] and no timeout, which would fire as soon as a
+/// paused clock idles while a request is on the wire; `configure` adds options (a timeout, for
+/// the tests of timeouts).
+pub fn controller(server: &DemoServer, configure: impl FnOnce(ControllerBuilder) -> ControllerBuilder) -> Controller {
+    let builder = Controller::builder().base_url(server.base_url()).client(client());
+    configure(builder.timeout(None)).build().expect("controller")
 }
 
 /// Runs a fetch on its own task, to act while it is in flight.

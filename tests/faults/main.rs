@@ -7,6 +7,7 @@
 mod fixtures;
 
 mod errors;
+mod hangs;
 mod load;
 mod order;
 mod reset;

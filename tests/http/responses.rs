@@ -322,6 +322,15 @@ async fn r_req_2_a_relative_url_needs_a_base_url() {
     ));
 }
 
+#[test]
+fn r_req_5_a_zero_timeout_is_refused_at_build() {
+    let err = Controller::builder().timeout(Duration::ZERO).build().unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidConfig { reason } if reason.contains("timeout")),
+        "{err:?}"
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn r_req_5_a_timeout_is_a_transport_error() {
     // The server runs on its own thread in real time; this test's clock is paused, so the client

@@ -9,7 +9,7 @@ use reqwest::Url;
 use super::Controller;
 use crate::error::Error;
 use crate::rest::Credentials;
-use crate::rest::http::{DEFAULT_MAX_RESPONSE_BYTES, Http, Jar};
+use crate::rest::http::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, Http, Jar};
 use crate::store::Store;
 
 /// Configures a [`Controller`].
@@ -31,7 +31,8 @@ use crate::store::Store;
 pub struct ControllerBuilder {
     base_url: Option<String>,
     client: Option<reqwest::Client>,
-    timeout: Option<Duration>,
+    /// `None` until set: then [`DEFAULT_TIMEOUT`]; `Some(None)` turns the timeout off.
+    timeout: Option<Option<Duration>>,
     max_response_bytes: Option<u64>,
     credentials: Credentials,
     jar: Option<Jar>,
@@ -65,9 +66,26 @@ impl ControllerBuilder {
         self
     }
 
-    /// A timeout for each request (none by default); a timeout is `Error::Transport`.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+    /// Bounds each fetch as a whole: its hooks, every redirect hop and the reading of the body
+    /// (default [`DEFAULT_TIMEOUT`](crate::rest::DEFAULT_TIMEOUT), 30 s). `None` turns it off,
+    /// as in reqwest's blocking `ClientBuilder::timeout`. A fetch out of time is
+    /// `Error::Transport` saying it timed out, and frees its key for the next read; a zero
+    /// timeout is refused by [`build`](Self::build) with `Error::InvalidConfig`.
+    ///
+    /// Under tokio's paused clock (tests), a timeout fires as soon as the runtime is idle while
+    /// a request is on the wire; tests that pause the clock during requests turn it off.
+    ///
+    /// ```
+    /// use restcache::Controller;
+    /// use std::time::Duration;
+    ///
+    /// let quick = Controller::builder().timeout(Duration::from_secs(5)).build()?;
+    /// let patient = Controller::builder().timeout(None).build()?;
+    /// assert!(Controller::builder().timeout(Duration::ZERO).build().is_err());
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
+    pub fn timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.timeout = Some(timeout.into());
         self
     }
 
@@ -99,8 +117,15 @@ impl ControllerBuilder {
         self
     }
 
-    /// Builds the Controller.
+    /// Builds the Controller. A `base_url` that is not an absolute http(s) URL, a zero
+    /// timeout, or a client that cannot be built is `Error::InvalidConfig`.
     pub fn build(self) -> Result<Controller, Error> {
+        let timeout = self.timeout.unwrap_or(Some(DEFAULT_TIMEOUT));
+        if timeout == Some(Duration::ZERO) {
+            return Err(Error::InvalidConfig {
+                reason: "a zero timeout would fail every fetch; use timeout(None) to turn it off".into(),
+            });
+        }
         let base_url = match self.base_url {
             Some(u) => match Url::parse(&u) {
                 Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Some(url),
@@ -124,7 +149,7 @@ impl ControllerBuilder {
         let http = Http {
             client,
             base_url,
-            timeout: self.timeout,
+            timeout,
             max_response_bytes: self.max_response_bytes.unwrap_or(DEFAULT_MAX_RESPONSE_BYTES),
             credentials: self.credentials,
             jar: self.jar,

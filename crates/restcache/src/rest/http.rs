@@ -17,6 +17,8 @@ use crate::error::Error;
 
 /// How many redirects a request follows (R-REQ-5).
 pub const MAX_REDIRECTS: usize = 10;
+/// The default bound on a whole fetch: hooks, every redirect hop and the body (R-REQ-5).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default bound on a response body (R-RESP-4).
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
 /// How much of an error body `Error::Network` keeps.
@@ -183,9 +185,26 @@ impl Http {
         }
     }
 
-    /// Sends the request, following redirects, and reads the response's body.
+    /// Sends the request, following redirects, and reads the response's body, all within the
+    /// timeout (R-REQ-5).
     pub async fn send(&self, out: Outgoing<'_>) -> Result<Fetched, Error> {
-        let mut url = self.absolute(out.url)?;
+        let mut at = self.absolute(out.url)?;
+        let Some(limit) = self.timeout else {
+            return self.exchange(out, &mut at).await;
+        };
+        match tokio::time::timeout(limit, self.exchange(out, &mut at)).await {
+            Ok(done) => done,
+            // `at` is the hop that was under way.
+            Err(_) => Err(Error::Transport {
+                url: at.to_string(),
+                message: format!("timed out after {limit:?} (hooks, redirects and body included)"),
+            }),
+        }
+    }
+
+    /// Runs the hooks, sends the request to `url`, following redirects (`url` is then the hop
+    /// under way), and reads the response's body.
+    async fn exchange(&self, out: Outgoing<'_>, url: &mut Url) -> Result<Fetched, Error> {
         let mut init = RequestInit {
             url: url.to_string(),
             method: out.cfg.method.clone(),
@@ -225,12 +244,12 @@ impl Http {
         // A hook may have set any body: it is refused, not sent, past the depth limit.
         let body = body.map(bounded_value::body_bytes).transpose()?;
         let home = self.home_origin(out.cfg);
-        let first = origin(&url);
+        let first = origin(url);
         // Whether the chain has been anywhere but the home origin, its first hop included.
         let mut left_home = false;
 
         for hop in 0..=MAX_REDIRECTS {
-            let here = origin(&url);
+            let here = origin(url);
             left_home |= home.as_ref() != Some(&here);
             // `SameOrigin`: no credential of any kind once the chain has left home (or started
             // elsewhere), even on a hop back home. Hook-set credentials never follow a redirect
@@ -252,18 +271,15 @@ impl Http {
                 Credentials::Include => true,
             };
             if jar_allowed {
-                self.add_jar_cookies(&mut headers, &url);
+                self.add_jar_cookies(&mut headers, url);
             }
             let mut request = self.client.request(method.clone(), url.clone()).headers(headers);
             if let Some(b) = &body {
                 request = request.body(b.clone());
             }
-            if let Some(t) = self.timeout {
-                request = request.timeout(t);
-            }
-            let response = request.send().await.map_err(|e| transport(&url, &e))?;
+            let response = request.send().await.map_err(|e| transport(url, &e))?;
             if jar_allowed {
-                self.store_cookies(&response, &url);
+                self.store_cookies(&response, url);
             }
             let status = response.status().as_u16();
             if matches!(status, 301 | 302 | 303 | 307 | 308) {
@@ -290,11 +306,11 @@ impl Http {
                             ),
                         });
                     }
-                    url = next;
+                    *url = next;
                     continue;
                 }
             }
-            return self.read(response, &url, out.ignore_body).await;
+            return self.read(response, url, out.ignore_body).await;
         }
         unreachable!("the loop returns on its last hop")
     }

@@ -11,7 +11,7 @@ pub use reqwest::header;
 
 pub use endpoint::{AnyBody, EndpointBuilder, EndpointOptions, NoPages, Optimistic, Pages, RestEndpoint};
 pub use hooks::{BoxFuture, Credentials, DefaultHooks, EndpointHooks, RequestInit};
-pub use http::{DEFAULT_MAX_RESPONSE_BYTES, MAX_REDIRECTS};
+pub use http::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, MAX_REDIRECTS};
 pub use resource::{NonFilterKeys, Resource, ResourceOptions};
 
 pub(crate) use endpoint::EndpointConfig;

@@ -1,0 +1,143 @@
+//! R-REQ-5, R-FETCH-2, R-EXP-2..5: a server that accepts and goes silent, a body that never
+//! ends, or headers dripping a byte a second cannot keep a fetch, or the key it is for, pending
+//! forever. A fetch has a default timeout that covers all of it, redirects and body included;
+//! and `invalidate`, `invalidate_all`, `expire_all` and `reset` stop later reads from joining a
+//! GET that hangs.
+//!
+//! The servers run on their own threads in real time. The test's clock is paused only once
+//! the request is at the server (or between hops), so the 30 s default fires at once, and
+//! `ends_by_itself` turns a fetch that nothing would end into a failure, not a hung test.
+
+use std::time::Duration;
+
+use demo_api::{DemoServer, DripServer, Fault};
+use restcache::Error;
+use restcache::prelude::*;
+use serde_json::json;
+
+use crate::fixtures::*;
+
+const ID: u64 = 15;
+const PATH: &str = "/todos/15";
+
+/// A Controller for `base_url` with every default, the timeout included, and a client that
+/// keeps no idle-connection timer (see `controller`).
+fn with_defaults(base_url: &str) -> Controller {
+    Controller::builder()
+        .base_url(base_url)
+        .client(client())
+        .build()
+        .expect("controller")
+}
+
+/// Awaits a spawned fetch on the paused clock. If nothing else ends it first, an hour of the
+/// test's clock passes at once and the test fails.
+async fn ends_by_itself<T>(fetch: tokio::task::JoinHandle<T>) -> T {
+    tokio::time::timeout(Duration::from_secs(3600), fetch)
+        .await
+        .expect("the fetch was still pending after an hour: nothing timed it out")
+        .expect("the fetch task")
+}
+
+fn timed_out_after_30_s(err: &Error, at: &str) -> bool {
+    matches!(err, Error::Transport { url, message } if url == at && message.contains("timed out after 30s"))
+}
+
+#[tokio::test]
+async fn r_req_5_by_default_a_fetch_ends_after_30_s_if_the_server_hangs_or_the_body_never_ends() {
+    for fault in [Fault::Hang, Fault::EndlessBody] {
+        let server = DemoServer::start_on_thread().unwrap();
+        let ctrl = with_defaults(&server.base_url());
+        server.inject(PATH, fault.clone());
+        let failing = spawn_fetch(ctrl.fetch(&todos().get(), params! { id: ID }));
+        server.wait_for_requests(1).await;
+        tokio::time::pause();
+        let err = ends_by_itself(failing).await.expect_err("no answer is no success");
+        let at = format!("{}{PATH}", server.base_url());
+        assert!(timed_out_after_30_s(&err, &at), "{fault:?}: {err:?}");
+        assert!(err.is_soft(), "a timeout is a transport error");
+        // The key is free again: the next fetch sends a request of its own, which succeeds.
+        tokio::time::resume();
+        let todo = ctrl.fetch(&todos().get(), params! { id: ID }).await.unwrap();
+        assert_eq!(
+            (todo.title.as_str(), server.requests().len()),
+            ("Todo 15", 2),
+            "{fault:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn r_req_5_by_default_a_fetch_ends_after_30_s_if_headers_drip_a_byte_a_second() {
+    let server = DripServer::start(Duration::from_secs(1)).unwrap();
+    let ctrl = with_defaults(&server.base_url());
+    let failing = spawn_fetch(ctrl.fetch(&todos().get(), params! { id: ID }));
+    server.wait_for_requests(1).await;
+    tokio::time::pause();
+    let err = ends_by_itself(failing).await.expect_err("headers that never end");
+    assert!(
+        timed_out_after_30_s(&err, &format!("{}{PATH}", server.base_url())),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn r_req_5_timeout_none_turns_the_timeout_off() {
+    let server = DemoServer::start_on_thread().unwrap();
+    let ctrl = Controller::builder()
+        .base_url(server.base_url())
+        .client(client())
+        .timeout(None)
+        .build()
+        .unwrap();
+    server.inject(PATH, Fault::Hang);
+    let mut pending = spawn_fetch(ctrl.fetch(&todos().get(), params! { id: ID }));
+    server.wait_for_requests(1).await;
+    tokio::time::pause();
+    // An hour of the test's clock passes at once, and the fetch is still pending.
+    let waited = tokio::time::timeout(Duration::from_secs(3600), &mut pending).await;
+    assert!(waited.is_err(), "{waited:?}");
+    // Only the server going away ends it.
+    drop(server);
+    let err = pending.await.unwrap().unwrap_err();
+    assert!(
+        matches!(&err, Error::Transport { message, .. } if !message.contains("timed out")),
+        "{err:?}"
+    );
+}
+
+/// Each hop of a redirect chain takes 20 s of the test's clock (held at the server while the
+/// clock is moved on). The timeout bounds the fetch as a whole, so it fires during the second
+/// hop, 30 s after the fetch started; a timeout per hop would let every hop take 20 s and the
+/// chain succeed.
+#[tokio::test]
+async fn r_req_5_the_timeout_covers_the_whole_redirect_chain_not_each_hop() {
+    let server = DemoServer::start_on_thread().unwrap();
+    let ctrl = with_defaults(&server.base_url());
+    let mut hold = server.hold("/redirect-chain");
+    let chain = RestEndpoint::<serde_json::Value>::builder("/redirect-chain")
+        .build()
+        .unwrap();
+    // hops=2 → hops=1 → hops=0, which answers.
+    let mut fetch = spawn_fetch(ctrl.fetch(&chain, json!({ "hops": 2 })));
+    let mut hops = 0;
+    let outcome = loop {
+        tokio::select! {
+            outcome = &mut fetch => break outcome.unwrap(),
+            held = hold.arrived() => {
+                hops += 1;
+                tokio::time::pause();
+                tokio::time::advance(Duration::from_secs(20)).await;
+                tokio::time::resume();
+                held.release();
+            }
+        }
+    };
+    let err = outcome.expect_err("three hops of 20 s each outlast a 30 s timeout");
+    assert!(
+        matches!(&err, Error::Transport { url, message }
+            if url.ends_with("/redirect-chain?hops=1") && message.contains("timed out after 30s")),
+        "{err:?}"
+    );
+    assert_eq!(hops, 2, "the timeout fired during the second hop");
+}
