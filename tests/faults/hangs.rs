@@ -8,6 +8,10 @@
 //! the request is at the server (or between hops), so the 30 s default fires at once, and
 //! `ends_by_itself` turns a fetch that nothing would end into a failure, not a hung test.
 
+use std::future::{Future, IntoFuture, poll_fn};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use demo_api::{DemoServer, DripServer, Fault};
@@ -140,4 +144,66 @@ async fn r_req_5_the_timeout_covers_the_whole_redirect_chain_not_each_hop() {
         "{err:?}"
     );
     assert_eq!(hops, 2, "the timeout fired during the second hop");
+}
+
+/// What frees a key from a GET that hangs.
+#[derive(Clone, Copy, Debug)]
+enum Free {
+    Invalidate,
+    InvalidateAll,
+    ExpireAll,
+    Reset,
+}
+
+/// A GET of the key hangs at the server (held). After `free`, a read of the key must send a
+/// request of its own rather than join the one in flight: the read is polled once (which
+/// starts its request or joins), then the hung GET is answered, and the server must have seen
+/// the read's own request. `suspense` is tried where it fetches and waits (R-EXP-2, R-EXP-5);
+/// after `expire_all` it would serve the stale data, so only `fetch` is.
+#[tokio::test]
+async fn r_fetch_2_after_invalidate_expire_all_or_reset_a_read_does_not_join_a_hung_get() {
+    let frees = [Free::Invalidate, Free::InvalidateAll, Free::ExpireAll, Free::Reset];
+    for (free, suspense) in frees.into_iter().flat_map(|f| [(f, false), (f, true)]) {
+        if suspense && matches!(free, Free::ExpireAll) {
+            continue;
+        }
+        let label = format!("{free:?}, then {}", if suspense { "suspense" } else { "fetch" });
+        let server = DemoServer::start_on_thread().unwrap();
+        let ctrl = controller(&server, |b| b);
+        let get = todos().get();
+        ctrl.fetch(&get, params! { id: ID }).await.unwrap();
+        let mut hold = server.hold(PATH);
+        let hung = spawn_fetch(ctrl.fetch(&get, params! { id: ID }));
+        let held = hold.arrived().await;
+        // Later requests to the path are answered at once.
+        drop(hold);
+        match free {
+            Free::Invalidate => ctrl.invalidate(&get, params! { id: ID }).unwrap(),
+            Free::InvalidateAll => assert_eq!(ctrl.invalidate_all(&get), 1),
+            Free::ExpireAll => assert_eq!(ctrl.expire_all(&get), 1),
+            Free::Reset => ctrl.reset(),
+        }
+        let sent = server.requests().len();
+        let mut read: Pin<Box<dyn Future<Output = Result<Arc<Todo>, Error>> + '_>> = if suspense {
+            Box::pin(ctrl.suspense(&get, params! { id: ID }))
+        } else {
+            Box::pin(ctrl.fetch(&get, params! { id: ID }).into_future())
+        };
+        // One poll: the read sends its request, or joins the GET in flight.
+        assert!(
+            poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx).is_pending())).await,
+            "{label}"
+        );
+        held.release();
+        let todo = read.await.unwrap_or_else(|e| panic!("{label}: {e:?}"));
+        assert_eq!(todo.title, "Todo 15", "{label}");
+        assert_eq!(
+            server.requests().len(),
+            sent + 1,
+            "{label}: the read sent its own request"
+        );
+        // The old GET still settles (after `reset`, with `Error::Reset`).
+        let old = hung.await.unwrap();
+        assert_eq!(old.is_err(), matches!(free, Free::Reset), "{label}: {old:?}");
+    }
 }

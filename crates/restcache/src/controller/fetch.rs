@@ -30,7 +30,16 @@ pub(crate) type FlightKey = (String, TypeId);
 pub(crate) struct Flight {
     id: u64,
     epoch: u64,
+    /// The request key it will write.
+    key: String,
     outcome: watch::Receiver<Option<Outcome>>,
+}
+
+impl Flight {
+    /// The request key it will write.
+    pub(crate) fn key(&self) -> &str {
+        &self.key
+    }
 }
 
 /// A request whose URL and key are built: nothing can fail before it is sent.
@@ -203,6 +212,7 @@ impl Controller {
                 Flight {
                     id,
                     epoch,
+                    key: req.key.clone(),
                     outcome: outcome.clone(),
                 },
             );

@@ -194,34 +194,48 @@ impl Controller {
         Ok(())
     }
 
-    /// Forgets `ep`'s result for `args`, so its next read fetches and waits (R-EXP-2).
+    /// Forgets `ep`'s result for `args`, so its next read fetches and waits (R-EXP-2). That
+    /// read sends a request of its own, even if a GET of the key is still in flight.
     pub fn invalidate<S: Schema, B, G>(&self, ep: &RestEndpoint<S, B, G>, args: impl Serialize) -> Result<(), Error> {
         let key = ep.key(&args)?;
-        self.inner.store.lock().invalidate(&key);
-        self.notify();
+        self.change_and_forget_flights(|k| k == key, |store| store.invalidate(&key));
         Ok(())
     }
 
-    /// Invalidates every stored key the matcher selects (R-EXP-3). Returns how many.
+    /// Invalidates every stored key the matcher selects (R-EXP-3). Returns how many. Later
+    /// reads of the keys it selects do not join a GET already in flight.
     pub fn invalidate_all(&self, matcher: &impl KeyMatcher) -> usize {
-        let n = self.inner.store.lock().invalidate_all(|k| matcher.matches(k));
-        self.notify();
-        n
+        let matches = |k: &str| matcher.matches(k);
+        self.change_and_forget_flights(matches, |store| store.invalidate_all(matches))
     }
 
     /// Marks every key the matcher selects as expired (R-EXP-4): the next read serves the
-    /// stale data and refetches in the background. Returns how many.
+    /// stale data and refetches in the background, with a request of its own even if a GET of
+    /// the key is still in flight. Returns how many.
     pub fn expire_all(&self, matcher: &impl KeyMatcher) -> usize {
-        let n = self.inner.store.lock().expire_all(|k| matcher.matches(k));
-        self.notify();
-        n
+        let matches = |k: &str| matcher.matches(k);
+        self.change_and_forget_flights(matches, |store| store.expire_all(matches))
     }
 
     /// Clears the cache (entities, results, meta, optimistic layers). Fetches in flight resolve
-    /// with `Error::Reset` and write nothing; subscriptions stay open (R-EXP-5).
+    /// with `Error::Reset` and write nothing, and no later read joins them; subscriptions stay
+    /// open (R-EXP-5).
     pub fn reset(&self) {
-        self.inner.store.lock().clear();
+        self.change_and_forget_flights(|_| true, Store::clear);
+    }
+
+    /// Changes the store and, in the same step, forgets the GETs in flight whose key `forget`
+    /// selects, so that later reads of those keys send a request of their own instead of
+    /// joining one that may hang. A forgotten request still runs; what it writes is ordered by
+    /// when it started (R-NORM-7). Then tells subscriptions.
+    fn change_and_forget_flights<T>(&self, forget: impl Fn(&str) -> bool, change: impl FnOnce(&mut Store) -> T) -> T {
+        // Flights, then the store: the order `start` takes them in.
+        let mut flights = self.inner.in_flight.lock();
+        let out = change(&mut self.inner.store.lock());
+        flights.retain(|_, flight| !forget(flight.key()));
+        drop(flights);
         self.notify();
+        out
     }
 
     /// The whole cache as JSON (see [`Store::snapshot`]).
