@@ -41,6 +41,11 @@
 //! entity's fields sorted in one allocation) needs done to the input before anything else: a
 //! lower bound for this layout, not for every store.
 //!
+//! `getPage one key 200x1000` (10x1000 with `--quick`) writes 200 pages of 1,000 todos from their
+//! bytes into one store under one key, so each page merges into the list the pages before it
+//! accumulated (R-PAGE-3); its yardstick `getPage separate keys 200x1000` writes the same pages each
+//! under a key of its own, where no page meets a stored list. No reference figure.
+//!
 //! Before anything runs, the Todo generator is checked against `todos-{100,1000,10000}.json`
 //! (byte-equal `serde_json::to_string`); the process exits with status 1 if it differs.
 
@@ -875,6 +880,61 @@ fn scale_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// `get_page` (R-PAGE-3): `pages` pages of `per_page` todos each, written from their bytes (the
+/// path of a fetch) into one store, accumulated under one key; and, as the yardstick, the same
+/// pages each under a key of its own, so that no page meets a stored list. Every call starts from
+/// an empty store.
+fn page_workloads(b: &mut Bench, pages: usize, per_page: usize) -> Result<(), String> {
+    let names = [
+        format!("getPage one key {pages}x{per_page}"),
+        format!("getPage separate keys {pages}x{per_page}"),
+    ];
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    if !b.wants_any(&names) {
+        return Ok(());
+    }
+    type Paged = Page<Collection<Vec<Todo>>>;
+    let n = pages * per_page;
+    let bodies: Vec<Vec<u8>> = generate_todos(n)
+        .chunks(per_page)
+        .map(|page| serde_json::to_vec(page).expect("todos serialize"))
+        .collect();
+    let one_key = |store: &mut Store| {
+        for body in &bodies {
+            store.set_response_bytes::<Paged>(TODOS_KEY, &(), body).unwrap();
+        }
+    };
+    let separate_keys = |store: &mut Store| {
+        for (i, body) in bodies.iter().enumerate() {
+            let args = serde_json::json!({ "list": i });
+            let key = format!("{TODOS_KEY}?list={i}");
+            store.set_response_bytes::<Paged>(&key, &args, body).unwrap();
+        }
+    };
+
+    let mut store = Store::new();
+    one_key(&mut store);
+    let list = store.__read_uncached::<Collection<Vec<Todo>>>(TODOS_KEY, &());
+    let in_order = list.is_some_and(|l| l.len() == n && l.iter().zip(1..).all(|(t, id)| t.id == id));
+    if !in_order {
+        return Err(format!(
+            "{pages} pages of {per_page} todos do not read back as one list in order"
+        ));
+    }
+    drop(store);
+
+    let items = n as u64;
+    b.run_with(names[0], items, Store::new, |mut s| {
+        one_key(&mut s);
+        s
+    });
+    b.run_with(names[1], items, Store::new, |mut s| {
+        separate_keys(&mut s);
+        s
+    });
+    Ok(())
+}
+
 /// What `/usr/bin/time -v` measures for BENCHMARKS.md's peak memory: the Todo list of `n` built
 /// in memory as JSON, normalized into a store (moved in), the list read back once without the
 /// memo, and exit.
@@ -994,6 +1054,8 @@ fn main() -> ExitCode {
     for &n in scales {
         result = result.and_then(|()| scale_workloads(&mut b, n));
     }
+    let pages = if quick { 10 } else { 200 };
+    result = result.and_then(|()| page_workloads(&mut b, pages, 1_000));
     if let Err(e) = result {
         eprintln!("[normalizr] {e}");
         return ExitCode::FAILURE;
