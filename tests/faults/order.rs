@@ -287,3 +287,69 @@ async fn r_optm_2_a_pending_optimistic_delete_does_not_make_a_live_view_refetch(
     assert_eq!(methods, ["GET", "DELETE", "GET"]);
     assert_eq!(record(&ctrl, 1), json!("INVALID"));
 }
+
+/// `/todos/:id` paged by `page` (ten todos a page on the demo API).
+fn paged_todos() -> Resource<Todo> {
+    Resource::new(restcache::rest::ResourceOptions {
+        path: "/todos/:id".into(),
+        pagination_field: Some("page".into()),
+        ..Default::default()
+    })
+    .expect("valid resource")
+}
+
+#[tokio::test]
+async fn r_norm_7_r_page_3_an_older_page_answered_after_a_newer_one_adds_its_items_underneath() {
+    let (server, ctrl) = setup().await;
+    let page = paged_todos().get_list().paginated().unwrap().get_page();
+    ctrl.fetch(&page, params! { page: 1 }).await.unwrap();
+    // The older request's answer: page 2, with todo 21 (which the newer page 3 holds) inside it
+    // and its own first todo repeated at its end.
+    let todo = |id: u64| server.todo(id).unwrap();
+    let mut answer: Vec<Value> = (11..=20).map(todo).collect();
+    answer.insert(3, todo(21));
+    answer.push(todo(11));
+    server.inject("/todos", Fault::Json(Value::Array(answer)));
+    let mut hold = server.hold("/todos");
+    let older = spawn_fetch(ctrl.fetch(&page, params! { page: 2 }));
+    let held_older = hold.arrived().await;
+
+    let newer = spawn_fetch(ctrl.fetch(&page, params! { page: 3 }));
+    hold.arrived().await.release();
+    newer.await.unwrap().unwrap();
+    let after_newer = ctrl.snapshot();
+    held_older.release();
+    older.await.unwrap().unwrap();
+
+    let list = ctrl
+        .get_response(&paged_todos().get_list(), params! {})
+        .unwrap()
+        .data
+        .unwrap();
+    let ids: Vec<u64> = list.iter().map(|t| t.id).collect();
+    let expected: Vec<u64> = (1..=10).chain(21..=30).chain(11..=20).collect();
+    assert_eq!(
+        ids, expected,
+        "the newer list stays as it is; the older page adds the todos only it has, at the end"
+    );
+    let snapshot = ctrl.snapshot();
+    let collection = |s: &Value| s["entities"]["[Todo]"]["rows"][0]["fetched_at"].clone();
+    assert_eq!(
+        collection(&snapshot),
+        collection(&after_newer),
+        "the newer meta is kept"
+    );
+    let meta = |s: &Value| {
+        s["meta"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["key"] == "GET /todos")
+            .cloned()
+    };
+    assert_eq!(
+        meta(&snapshot),
+        meta(&after_newer),
+        "the base key keeps the newer page's meta"
+    );
+}

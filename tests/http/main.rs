@@ -8,4 +8,5 @@ mod declared;
 mod extend;
 mod keys;
 mod members;
+mod pages;
 mod responses;

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use crate::error::Error;
 use crate::record::{Fields, Name};
 use crate::schema::{CollectionPolicy, Entity, Schema, SchemaKind};
-use crate::tables::{EntityMeta, PkHasher, Record, Slot, Table, Tables};
+use crate::tables::{EntityMeta, Members, PkHasher, Record, Slot, Table, Tables};
 
 /// How deep input may nest: serde_json's own recursion limit (R-NORM-8, R-RESP-4).
 pub(crate) const MAX_INPUT_DEPTH: usize = 128;
@@ -57,15 +57,15 @@ pub(crate) enum CollectionMode {
 pub(crate) struct PendingTable {
     pub name: &'static str,
     /// `pk → record`: an entity's record (all the response's fields for this pk, repeats
-    /// combined), an INVALID mark, or a collection's new list. Meta and version are set by
-    /// the commit.
+    /// combined), an INVALID mark, a collection's new list, or the references to add to a
+    /// stored one ([`appended`](Self::appended)). Meta and version are set by the commit.
     pub rows: IndexMap<String, Slot, PkHasher>,
     /// The [`PkHasher`] hash of each row's pk, by row index, computed once and reused by a
     /// commit into a table that already has rows.
     pub hashes: Vec<u64>,
-    /// The rows (by index) whose list adds to the stored one (push, unshift, get_page):
-    /// written by an older request, such a list still adds the references the stored record
-    /// lacks, at its end, or at its start when the flag (`front`) is set.
+    /// The rows (by index) whose list adds to the stored one (push, unshift, get_page): the
+    /// commit adds the references the stored record lacks, at its end, or at its start when the
+    /// flag (`front`) is set, whether the write is newer than the record or older (R-NORM-7).
     pub appended: Vec<(usize, bool)>,
 }
 
@@ -115,7 +115,7 @@ pub(crate) struct Pending {
     last: usize,
     /// The lists a page joined, as the page alone reads: `(table, pk, the page's references)`.
     /// A `get_page` fetch resolves to its page, not to the list it joined (R-FETCH-5).
-    pub pages: Vec<(&'static str, String, Vec<Value>)>,
+    pub pages: Vec<(&'static str, String, Members)>,
 }
 
 impl Pending {
@@ -191,11 +191,14 @@ impl Pending {
         self.set(table, pk, Record::Invalid, None);
     }
 
+    /// A collection's new list, replacing the stored one (get_list, R-COL-3).
     pub(crate) fn collection(&mut self, table: &'static str, pk: String, items: Vec<Value>) {
-        self.set(table, pk, Record::List(items), None);
+        self.set(table, pk, Record::List(Members::new(items)), None);
     }
 
-    pub(crate) fn appended(&mut self, table: &'static str, pk: String, items: Vec<Value>, front: bool) {
+    /// References to add to a collection, at its end or its start (`front`), those the stored
+    /// list holds skipped when the batch is committed (push, unshift, get_page).
+    pub(crate) fn appended(&mut self, table: &'static str, pk: String, items: Members, front: bool) {
         self.set(table, pk, Record::List(items), Some(front));
     }
 }

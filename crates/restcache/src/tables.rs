@@ -3,6 +3,7 @@
 //! Rows are never removed except by a reset, so a row's index is stable; reads record
 //! `(table, row, version)` dependencies without cloning any key.
 
+use std::collections::HashSet;
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 use std::sync::LazyLock;
@@ -58,9 +59,77 @@ pub(crate) enum Record {
     /// An entity's fields.
     Entity(Fields),
     /// A collection's references.
-    List(Vec<Value>),
+    List(Members),
     /// The INVALID mark written by `Invalidate` (R-INV-1).
     Invalid,
+}
+
+/// A collection record's references, in order (R-COL-1), and, on a list that writes add to
+/// (push, unshift, get_page), the set of them: an addition then skips the references the list
+/// holds (R-COL-4, R-PAGE-3) with one hash each, whatever the length of the list, and appends
+/// in place. A list that only ever replaced (get_list, R-COL-3) keeps no set; the first addition
+/// builds it. The set hashes with the tables' keyed hasher: the references are the server's.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Members {
+    refs: Vec<Value>,
+    /// Every reference of `refs`, once, when built.
+    set: Option<HashSet<Value, PkHasher>>,
+}
+
+impl Members {
+    /// A list as a response gave it, repeats included.
+    pub fn new(refs: Vec<Value>) -> Self {
+        Members { refs, set: None }
+    }
+
+    /// The list of `refs` without their repeats: each at its first place.
+    pub fn unique(refs: Vec<Value>) -> Self {
+        let mut members = Members {
+            refs: Vec::with_capacity(refs.len()),
+            set: Some(HashSet::with_capacity_and_hasher(refs.len(), PkHasher)),
+        };
+        members.add(refs, false);
+        members
+    }
+
+    /// The references, in order.
+    pub fn refs(&self) -> &[Value] {
+        &self.refs
+    }
+
+    /// Adds the references of `incoming` that the list does not hold, in their order, at its
+    /// end, or at its start with `front`. Returns whether any was added.
+    pub fn add(&mut self, incoming: impl IntoIterator<Item = Value>, front: bool) -> bool {
+        let refs = &mut self.refs;
+        let set = self.set.get_or_insert_with(|| refs.iter().cloned().collect());
+        let len = refs.len();
+        for r in incoming {
+            if !set.contains(&r) {
+                set.insert(r.clone());
+                refs.push(r);
+            }
+        }
+        let added = refs.len() - len;
+        if front {
+            refs.rotate_right(added);
+        }
+        added > 0
+    }
+}
+
+impl PartialEq for Members {
+    fn eq(&self, other: &Self) -> bool {
+        self.refs == other.refs
+    }
+}
+
+impl IntoIterator for Members {
+    type Item = Value;
+    type IntoIter = std::vec::IntoIter<Value>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.refs.into_iter()
+    }
 }
 
 /// `{ fetched_at, written_at, expires_at }` of the write that won (R-STORE-1), as [`Stamp`]s:

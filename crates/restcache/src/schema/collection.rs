@@ -14,7 +14,7 @@ use super::{EntityField, EntitySchema, Registry, Schema};
 use crate::denormalize::{DenormalizeCtx, Unresolved};
 use crate::error::Error;
 use crate::normalize::{CollectionMode, NormalizeCtx, Seg, kind, string_form};
-use crate::tables::{Record, Slot};
+use crate::tables::{Members, Record, Slot};
 
 /// Decides which lists a created entity joins, and how nested collections are keyed.
 ///
@@ -208,9 +208,10 @@ fn accepts(
 }
 
 fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
-    let Record::List(refs) = &slot.record else {
+    let Record::List(members) = &slot.record else {
         return Err(Unresolved);
     };
+    let refs = members.refs();
     let mut out = Vec::with_capacity(refs.len());
     for (i, r) in refs.iter().enumerate() {
         crate::prefetch::item_after(refs, i);
@@ -248,28 +249,13 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
         }
         let pk = collection_pk(&key);
         let table = T::collection_key();
-        let append = !nested && ctx.mode == CollectionMode::Append;
-        let refs = if append {
-            ctx.pending.pages.push((table, pk.clone(), refs.clone()));
-            let stored = ctx.committed(table).and_then(|t| t.rows.get(pk.as_str()));
-            let mut merged = match stored {
-                Some(Slot {
-                    record: Record::List(old),
-                    ..
-                }) => old.clone(),
-                _ => Vec::with_capacity(refs.len()),
-            };
-            for r in refs {
-                if !merged.contains(&r) {
-                    merged.push(r);
-                }
-            }
-            merged
-        } else {
-            refs
-        };
-        if append {
-            ctx.pending.appended(table, pk.clone(), refs, false);
+        if !nested && ctx.mode == CollectionMode::Append {
+            // The page's references, each once: the commit appends those the stored list lacks
+            // (R-PAGE-3).
+            let members = Members::unique(refs);
+            // A page's fetch resolves to the page, not to the list it joins (R-FETCH-5).
+            ctx.pending.pages.push((table, pk.clone(), members.clone()));
+            ctx.pending.appended(table, pk.clone(), members, false);
         } else {
             ctx.pending.collection(table, pk.clone(), refs);
         }
@@ -332,34 +318,20 @@ fn add_to_lists<T: EntitySchema>(
     let overridden = ctx.policy;
     let policy = |k: &str| overridden.map_or_else(|| non_filter(k), |p| p.non_filter_argument_keys(k));
     let table = T::collection_key();
-    let mut additions = Vec::new();
     if let Some(t) = ctx.committed(table) {
         for (pk, slot) in &t.rows {
-            let Record::List(items) = &slot.record else {
-                continue;
-            };
-            if items.contains(&r) {
+            if !matches!(slot.record, Record::List(_)) {
                 continue;
             }
             let Ok(Value::Object(filter)) = serde_json::from_str::<Value>(pk) else {
                 continue;
             };
-            if !accepts(&filter, ctx.args(), ctx.body, policy) {
-                continue;
+            if accepts(&filter, ctx.args(), ctx.body, policy) {
+                // A list that holds the reference already is skipped when the batch is committed.
+                ctx.pending
+                    .appended(table, pk.clone(), Members::unique(vec![r.clone()]), front);
             }
-            let mut list = Vec::with_capacity(items.len() + 1);
-            if front {
-                list.push(r.clone());
-                list.extend(items.iter().cloned());
-            } else {
-                list.extend(items.iter().cloned());
-                list.push(r.clone());
-            }
-            additions.push((pk.clone(), list));
         }
-    }
-    for (pk, list) in additions {
-        ctx.pending.appended(table, pk, list, front);
     }
     Ok(r)
 }

@@ -398,7 +398,7 @@ impl Store {
                         "pk": pk,
                         "record": match &slot.record {
                             Record::Entity(fields) => Value::Object(fields.to_map()),
-                            Record::List(items) => Value::Array(items.clone()),
+                            Record::List(items) => Value::Array(items.refs().to_vec()),
                             Record::Invalid => "INVALID".into(),
                         },
                         "version": slot.version,

@@ -1,6 +1,5 @@
 //! Writes: responses normalized and committed in one step (R-NORM-2, R-FETCH-1 steps 6–7).
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -587,21 +586,15 @@ fn apply(slot: &mut Slot, record: Record, appended: Option<bool>, meta: EntityMe
         (Record::Entity(fields), Record::Entity(stored)) => {
             changed = stored.merge(fields, |old, new| older || old == new);
         }
-        // An older push, unshift or page merges underneath: the stored list stays as it is,
-        // plus the references only the older write adds (a later-started write must not make
-        // it lose an entity the server created).
-        (Record::List(items), Record::List(stored)) if older && appended.is_some() => {
-            // One hash per reference (std's keyed hash: the references are the server's), not a
-            // scan of the stored list per reference.
-            let known: HashSet<&Value> = stored.iter().collect();
-            let added: Vec<Value> = items.into_iter().filter(|r| !known.contains(r)).collect();
-            drop(known);
-            changed = !added.is_empty();
-            if appended == Some(true) {
-                stored.splice(0..0, added);
-            } else {
-                stored.extend(added);
+        // A push, unshift or page adds the references the stored list lacks, in one hash each
+        // (R-COL-4, R-PAGE-3): the list keeps its order, and one that holds them all is skipped,
+        // meta included. An older write too merges so, underneath (R-NORM-7): a later-started
+        // write must not make the list lose an entity the server created.
+        (Record::List(items), Record::List(stored)) if appended.is_some() => {
+            if !stored.add(items, appended == Some(true)) {
+                return false;
             }
+            changed = true;
         }
         (_, _) if older => {}
         (record, stored) => {
@@ -621,6 +614,7 @@ mod tests {
 
     use super::*;
     use crate::schema::{Collection, Entity, Page, Push, RecordReader, Unresolved, Unshift, pk_string};
+    use crate::tables::Members;
 
     /// An entity whose records are never read here.
     #[derive(Clone, Debug, Default)]
@@ -640,49 +634,48 @@ mod tests {
 
     type Tags = Collection<Vec<Tag>>;
 
-    /// R-NORM-7 with R-COL-4/R-PAGE-3: a push, unshift or page answered after a later-started
-    /// write leaves the stored list as it is, plus the references only it adds, at its end (or
-    /// start for unshift), in its order. Object references (union members) compare as values.
+    /// R-COL-4, R-PAGE-3 with R-NORM-7: a push, unshift or page adds to the stored list the
+    /// references it lacks, at its end (or start for unshift), in their order, whether it started
+    /// before the list's last write (its meta is then kept) or after it; one that adds nothing
+    /// changes nothing, meta included. Object references (union members) compare as values.
     #[test]
-    fn r_norm_7_an_older_push_adds_only_the_references_the_stored_list_lacks() {
+    fn r_norm_7_a_push_or_page_adds_only_the_references_the_stored_list_lacks() {
         let now = Instant::now();
         let meta = |fetched_at| EntityMeta::new(fetched_at, now, now);
+        let stored_at = now + Duration::from_secs(1);
         let member = |pk: &str| json!({"id": pk, "schema": "Tag"});
+        let list = |items: Vec<Value>| Record::List(Members::new(items));
         let stored = vec![json!("a"), member("b"), json!("c")];
         let slot = |items: Vec<Value>| Slot {
-            record: Record::List(items),
-            meta: meta(now + Duration::from_secs(1)),
+            record: list(items),
+            meta: meta(stored_at),
             version: 1,
         };
-        // An older page: "b" (as the same member) and "a" are known; "x" and "y" are new.
-        let items = vec![json!("x"), member("b"), json!("a"), json!("y"), json!("c")];
-        let mut back = slot(stored.clone());
-        assert!(apply(&mut back, Record::List(items.clone()), Some(false), meta(now)));
-        assert_eq!(
-            back.record,
-            Record::List(vec![json!("a"), member("b"), json!("c"), json!("x"), json!("y")])
-        );
-        assert_eq!(
-            back.meta.fetched_at.instant(),
-            now + Duration::from_secs(1),
-            "the stored meta is kept"
-        );
-        let mut front = slot(stored.clone());
-        assert!(apply(&mut front, Record::List(items), Some(true), meta(now)));
-        assert_eq!(
-            front.record,
-            Record::List(vec![json!("x"), json!("y"), json!("a"), member("b"), json!("c")])
-        );
-        // Nothing new: nothing changes. A member differs from a bare pk of the same text.
-        let mut same = slot(stored.clone());
-        let known = vec![json!("c"), member("b"), json!("a")];
-        assert!(!apply(&mut same, Record::List(known), Some(false), meta(now)));
-        assert_eq!(same.record, Record::List(stored.clone()));
-        let mut other = slot(stored);
-        let bare = vec![json!("b"), member("a")];
-        assert!(apply(&mut other, Record::List(bare), Some(false), meta(now)));
-        let expected = vec![json!("a"), member("b"), json!("c"), json!("b"), member("a")];
-        assert_eq!(other.record, Record::List(expected));
+        for (at, newer) in [(now, false), (now + Duration::from_secs(2), true)] {
+            // "b" (as the same member) and "a" are known; "x" and "y" are new.
+            let items = || list(vec![json!("x"), member("b"), json!("a"), json!("y"), json!("c")]);
+            let mut back = slot(stored.clone());
+            assert!(apply(&mut back, items(), Some(false), meta(at)));
+            let expected = vec![json!("a"), member("b"), json!("c"), json!("x"), json!("y")];
+            assert_eq!(back.record, list(expected), "newer: {newer}");
+            let kept = back.meta.fetched_at.instant();
+            assert_eq!(kept, if newer { at } else { stored_at }, "the newer meta wins");
+            let mut front = slot(stored.clone());
+            assert!(apply(&mut front, items(), Some(true), meta(at)));
+            let expected = vec![json!("x"), json!("y"), json!("a"), member("b"), json!("c")];
+            assert_eq!(front.record, list(expected), "newer: {newer}");
+            // Nothing new: nothing changes. A member differs from a bare pk of the same text.
+            let mut same = slot(stored.clone());
+            let known = list(vec![json!("c"), member("b"), json!("a")]);
+            assert!(!apply(&mut same, known, Some(false), meta(at)));
+            assert_eq!(same.record, list(stored.clone()));
+            assert_eq!(same.meta.fetched_at.instant(), stored_at, "newer: {newer}");
+            let mut other = slot(stored.clone());
+            let bare = list(vec![json!("b"), member("a")]);
+            assert!(apply(&mut other, bare, Some(false), meta(at)));
+            let expected = vec![json!("a"), member("b"), json!("c"), json!("b"), member("a")];
+            assert_eq!(other.record, list(expected), "newer: {newer}");
+        }
     }
 
     /// R-STORE-1, R-NORM-9: a batch committed into a table that has no rows becomes that table:
