@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::record::{Fields, Name};
-use crate::schema::{CollectionPolicy, Entity, Schema, SchemaKind};
+use crate::schema::{CollectionPolicy, Entity, Join, Schema, SchemaKind};
 use crate::tables::{EntityMeta, Members, PkHasher, Record, Slot, Table, Tables};
 
 /// How deep input may nest: serde_json's own recursion limit (R-NORM-8, R-RESP-4).
@@ -116,6 +116,9 @@ pub(crate) struct Pending {
     /// The lists a page joined, as the page alone reads: `(table, pk, the page's references)`.
     /// A `get_page` fetch resolves to its page, not to the list it joined (R-FETCH-5).
     pub pages: Vec<(&'static str, String, Members)>,
+    /// Created entities whose lists are found when the batch is committed: those of a
+    /// normalization without the tables ([`crate::schema::join_lists`]).
+    pub joins: Vec<Join>,
 }
 
 impl Pending {
@@ -174,6 +177,7 @@ impl Pending {
 
     /// Adds `later`'s writes after these, as if they had been made here one by one.
     pub(crate) fn append(&mut self, later: Pending) {
+        self.joins.extend(later.joins);
         for t in later.tables {
             let appended = t.appended;
             for (index, (pk, slot)) in t.rows.into_iter().enumerate() {
@@ -211,8 +215,8 @@ impl Pending {
 /// given (`&mut Value`) instead of copying it, so a response's strings are moved into the
 /// tables, never cloned.
 pub struct NormalizeCtx<'a> {
-    /// The committed tables, which push, unshift, get_page and `Invalidate` of a union read;
-    /// `None` for a fetched body normalized before the store is locked ([`Self::committed`]).
+    /// The committed tables, which push, unshift and `Invalidate` of a union read; `None` for a
+    /// fetched body normalized before the store is locked ([`Self::committed`]).
     tables: Option<&'a Tables>,
     /// Set when a schema asked for the tables and there were none: the result is unusable
     /// and the normalization must be redone against the committed tables.
@@ -279,6 +283,12 @@ impl<'a> NormalizeCtx<'a> {
                 None
             }
         }
+    }
+
+    /// The committed tables, if this normalization has them, for a schema that can leave its
+    /// reading of them to the commit (push, unshift: [`crate::schema::Join`]).
+    pub(crate) fn tables(&self) -> Option<&'a Tables> {
+        self.tables
     }
 
     /// The JSON Pointer of the value being normalized (`""` is the root).

@@ -288,9 +288,9 @@ impl Controller {
             .data_expiry(req.cfg.data_expiry);
         opts.body = req.body.as_ref();
         opts.policy = req.cfg.policy.as_deref();
-        // Step 6 before the lock: parsing and normalizing need only the body, except for the
-        // schemas that read stored collections: push, unshift and page bodies are normalized
-        // only under it, others that turn out to read them are normalized again under it.
+        // Step 6 before the lock: parsing and normalizing need only the body (which stored lists
+        // a push or unshift joins, and what a page adds to its list, is left to the commit); a
+        // schema that turns out to read the stored tables is normalized again under it.
         let normalized = sent.map(|fetched| {
             let syntax = |e| fetched.syntax_error(e);
             let detached = Store::normalize_fetched::<S>(&req.key, &write_args, &fetched.bytes, opts, &syntax);

@@ -13,8 +13,8 @@ use serde_json::{Map, Value};
 use super::{EntityField, EntitySchema, Registry, Schema};
 use crate::denormalize::{DenormalizeCtx, Unresolved};
 use crate::error::Error;
-use crate::normalize::{CollectionMode, NormalizeCtx, Seg, kind, string_form};
-use crate::tables::{Members, Record, Slot};
+use crate::normalize::{CollectionMode, NormalizeCtx, Pending, Seg, as_map, kind, string_form};
+use crate::tables::{Members, Record, Slot, Tables};
 
 /// Decides which lists a created entity joins, and how nested collections are keyed.
 ///
@@ -291,7 +291,8 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
 impl<T: EntitySchema, P: CollectionPolicy + Default> EntityField for Collection<Vec<T>, P> {}
 
 /// Normalizes one created entity and adds its reference to every stored collection of its
-/// type that accepts it (R-COL-4/5).
+/// type that accepts it (R-COL-4/5). Without the committed tables (a fetched body normalized
+/// before the store is locked), which lists those are is left to the commit, as a [`Join`].
 fn add_to_lists<T: EntitySchema>(
     input: &mut Value,
     ctx: &mut NormalizeCtx<'_>,
@@ -315,10 +316,49 @@ fn add_to_lists<T: EntitySchema>(
     if !(r.is_string() || r.is_array()) {
         return Err(ctx.invalid(None, "the created item matches no variant"));
     }
-    let overridden = ctx.policy;
-    let policy = |k: &str| overridden.map_or_else(|| non_filter(k), |p| p.non_filter_argument_keys(k));
-    let table = T::collection_key();
-    if let Some(t) = ctx.committed(table) {
+    let join = Join {
+        table: T::collection_key(),
+        item: r.clone(),
+        front,
+        non_filter,
+    };
+    match ctx.tables() {
+        Some(tables) => {
+            let (args, body, policy) = (ctx.args(), ctx.body, ctx.policy);
+            join.add_to(tables, &mut ctx.pending, args, body, policy);
+        }
+        None => ctx.pending.joins.push(join),
+    }
+    Ok(r)
+}
+
+/// A created entity's reference (push, unshift) and the lists it joins: every collection of
+/// `table` stored when the batch is committed whose key accepts it (R-COL-4/5).
+#[derive(Clone, Debug)]
+pub(crate) struct Join {
+    table: &'static str,
+    item: Value,
+    front: bool,
+    /// The collection type's `non_filter_argument_keys`, unless the write's policy overrides it.
+    non_filter: fn(&str) -> bool,
+}
+
+impl Join {
+    /// Adds the reference, as writes of `pending`, to every collection of `tables` whose key
+    /// accepts a creation with `args` and `body` (R-COL-5); a list that holds it already is
+    /// skipped by the commit.
+    fn add_to(
+        self,
+        tables: &Tables,
+        pending: &mut Pending,
+        args: &Map<String, Value>,
+        body: Option<&Value>,
+        policy: Option<&dyn CollectionPolicy>,
+    ) {
+        let Some(t) = tables.by_name(self.table) else {
+            return;
+        };
+        let non_filter = |k: &str| policy.map_or_else(|| (self.non_filter)(k), |p| p.non_filter_argument_keys(k));
         for (pk, slot) in &t.rows {
             if !matches!(slot.record, Record::List(_)) {
                 continue;
@@ -326,14 +366,27 @@ fn add_to_lists<T: EntitySchema>(
             let Ok(Value::Object(filter)) = serde_json::from_str::<Value>(pk) else {
                 continue;
             };
-            if accepts(&filter, ctx.args(), ctx.body, policy) {
-                // A list that holds the reference already is skipped when the batch is committed.
-                ctx.pending
-                    .appended(table, pk.clone(), Members::unique(vec![r.clone()]), front);
+            if accepts(&filter, args, body, non_filter) {
+                let item = Members::unique(vec![self.item.clone()]);
+                pending.appended(self.table, pk.clone(), item, self.front);
             }
         }
     }
-    Ok(r)
+}
+
+/// Adds the references of `pending`'s joins, left by a normalization without the tables, to
+/// the collections of `tables` that accept them ([`Join`]); `args`, `body` and `policy` are
+/// the normalization's.
+pub(crate) fn join_lists(
+    pending: &mut Pending,
+    tables: &Tables,
+    args: &Value,
+    body: Option<&Value>,
+    policy: Option<&dyn CollectionPolicy>,
+) {
+    for join in std::mem::take(&mut pending.joins) {
+        join.add_to(tables, pending, as_map(args), body, policy);
+    }
 }
 
 /// The schema of `get_list().push()`: the created `L::Item`, appended to every matching list
@@ -356,7 +409,6 @@ macro_rules! add_member {
     ($name:ident, $front:expr) => {
         impl<L: ListSchema> Schema for $name<L> {
             type Output = L::Item;
-            const READS_STORED: bool = true;
 
             fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
                 let non_filter = L::collection().map_or(default_non_filter as fn(&str) -> bool, |c| {
@@ -381,7 +433,6 @@ add_member!(Unshift, true);
 impl<L: ListSchema> Schema for Page<L> {
     type Output = L::Output;
     const KIND: super::SchemaKind = L::KIND;
-    const READS_STORED: bool = true;
 
     const PARENT: super::ParentUse = L::PARENT;
 

@@ -43,6 +43,7 @@ pub use self::values::Values;
 pub use crate::denormalize::{DenormalizeCtx, RecordReader, Unresolved};
 pub use crate::normalize::{NormalizeCtx, RecordWriter, pk_string, string_form};
 
+pub(crate) use self::collection::{Join, join_lists};
 pub use self::object::{normalize_object, read_object};
 pub(crate) use self::union::{select_by_attribute, select_by_tag};
 
@@ -123,13 +124,6 @@ pub trait Schema: Send + Sync + 'static {
     /// selector, a nested collection's key); only then does it get a copy of that object.
     #[doc(hidden)]
     const PARENT: ParentUse = ParentUse::Never;
-
-    /// Whether normalizing this schema reads the stored collections whatever its input (`push`,
-    /// `unshift`, `get_page`): a fetched body is then normalized once, under the store's lock,
-    /// and not first without the tables. Schemas that read them only sometimes (or nested
-    /// inside others) are found out while normalizing and normalized again.
-    #[doc(hidden)]
-    const READS_STORED: bool = false;
 
     /// Normalizes `input`: writes entities to the context's pending writes and returns the
     /// normalized form (references in place of entities).
