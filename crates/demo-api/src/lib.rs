@@ -89,6 +89,37 @@
 //! | `Hang` | never answers; the connection stays open |
 //! | `EndlessBody` | 200 `application/json`, chunked, `[` and then a body that never ends |
 //!
+//! # CORS
+//!
+//! A page on any other origin (say, a browser test served from another port) may call every
+//! route with credentials and read the answer, whatever its status. Every answer carries
+//! `Vary: Origin`; an answer to a request with an `Origin` also carries
+//! `Access-Control-Allow-Origin: <that origin>`, `Access-Control-Allow-Credentials: true` and
+//! `Access-Control-Expose-Headers: *, Content-Type, Content-Length, Location, WWW-Authenticate`
+//! (requests with credentials take `*` literally). A preflight, an `OPTIONS` with
+//! `Access-Control-Request-Method`, is answered 204 with `Access-Control-Allow-Methods: GET, HEAD,
+//! POST, PUT, PATCH, DELETE`, the requested headers in `Access-Control-Allow-Headers` and
+//! `Access-Control-Max-Age: 600`, before anything else: it is not recorded, held or faulted.
+//!
+//! ```
+//! use demo_api::{DemoServer, client};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::io::Result<()> {
+//! let server = DemoServer::start().await?;
+//! let page = ("Origin", "http://127.0.0.1:8000");
+//! let asked = [page, ("Access-Control-Request-Method", "PATCH"), ("Access-Control-Request-Headers", "content-type")];
+//! let preflight = client::request(server.addr(), "OPTIONS", "/todos/1", &asked, None).await?;
+//! assert_eq!(preflight.status, 204);
+//! assert_eq!(preflight.header("access-control-allow-headers"), Some("content-type"));
+//! let missing = client::request(server.addr(), "GET", "/todos/99", &[page], None).await?;
+//! assert_eq!(missing.status, 404);
+//! assert_eq!(missing.header("access-control-allow-origin"), Some("http://127.0.0.1:8000"));
+//! assert_eq!(server.requests().len(), 1, "only the GET is recorded");
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! Headers that never end need a server below HTTP: [`DripServer`] answers every request with
 //! response headers dripped one byte per interval, forever.
 //!
@@ -111,6 +142,7 @@
 #![warn(missing_docs)]
 
 pub mod client;
+mod cors;
 mod data;
 mod drip;
 mod error;
