@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use crate::error::ApiError;
-use crate::routes::misbehave;
+use crate::routes::misbehave::{self, MAX_GENERATED};
 use crate::state::lock;
 
 /// How one request is made to fail; armed with [`DemoServer::inject`](crate::DemoServer::inject).
@@ -95,6 +95,33 @@ pub(crate) enum Applied {
 }
 
 impl Fault {
+    /// Why this fault cannot be armed, if it cannot: a status outside `100..=999`, a redirect
+    /// status outside `300..=399`, a header value that is not valid, or a body bigger than the
+    /// `/misbehave/*` routes make (1 GiB).
+    pub(crate) fn problem(&self) -> Option<String> {
+        match self {
+            Fault::Status(code) if StatusCode::from_u16(*code).is_err() => {
+                Some(format!("Fault::Status({code}): a status code is 100..=999"))
+            }
+            Fault::Redirect { status, .. } if !(300..=399).contains(status) => Some(format!(
+                "Fault::Redirect {{ status: {status} }}: a redirect status is 300..=399"
+            )),
+            Fault::Redirect { to, .. } if HeaderValue::from_str(to).is_err() => {
+                Some(format!("Fault::Redirect {{ to: {to:?} }}: not a valid Location value"))
+            }
+            Fault::Raw { content_type, .. } if HeaderValue::from_str(content_type).is_err() => Some(format!(
+                "Fault::Raw {{ content_type: {content_type:?} }}: not a valid header value"
+            )),
+            Fault::Huge(bytes) | Fault::HugeChunked(bytes) if *bytes > MAX_GENERATED => Some(format!(
+                "Fault::{self:?}: a generated body is at most {MAX_GENERATED} bytes"
+            )),
+            Fault::Deep(depth) if !u64::try_from(*depth).is_ok_and(|d| d <= MAX_GENERATED / 2) => Some(format!(
+                "Fault::Deep({depth}): a generated body is at most {MAX_GENERATED} bytes"
+            )),
+            _ => None,
+        }
+    }
+
     pub(crate) fn apply(self) -> Applied {
         let answer = match self {
             Fault::Status(code) => {
@@ -126,29 +153,9 @@ pub(crate) struct FaultRegistry {
 }
 
 impl FaultRegistry {
-    /// Arms `fault` for the next request to `path` that finds no earlier fault armed.
+    /// Arms `fault` for the next request to `path` that finds no earlier fault armed. The caller
+    /// checked it with [`Fault::problem`].
     pub(crate) fn inject(&self, path: &str, fault: Fault) {
-        match &fault {
-            Fault::Status(code) => assert!(
-                StatusCode::from_u16(*code).is_ok(),
-                "Fault::Status({code}): a status code is 100..=999"
-            ),
-            Fault::Redirect { status, to } => {
-                assert!(
-                    (300..=399).contains(status),
-                    "Fault::Redirect {{ status: {status} }}: a redirect status is 300..=399"
-                );
-                assert!(
-                    HeaderValue::from_str(to).is_ok(),
-                    "Fault::Redirect {{ to: {to:?} }}: not a valid Location value"
-                );
-            }
-            Fault::Raw { content_type, .. } => assert!(
-                HeaderValue::from_str(content_type).is_ok(),
-                "Fault::Raw {{ content_type: {content_type:?} }}: not a valid header value"
-            ),
-            _ => {}
-        }
         lock(&self.by_path).entry(path.to_owned()).or_default().push_back(fault);
     }
 
@@ -166,5 +173,10 @@ impl FaultRegistry {
     /// How many faults are still armed for `path`.
     pub(crate) fn armed(&self, path: &str) -> usize {
         lock(&self.by_path).get(path).map_or(0, VecDeque::len)
+    }
+
+    /// Disarms every fault.
+    pub(crate) fn clear(&self) {
+        lock(&self.by_path).clear();
     }
 }

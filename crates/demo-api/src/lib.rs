@@ -4,7 +4,9 @@
 //! articles), binds `127.0.0.1:0` and serves it over real HTTP/1.1 on a spawned tokio task. Every
 //! request is recorded ([`DemoServer::requests`]) before it is handled, and a test can make requests
 //! to one path wait until it releases them ([`DemoServer::hold`]), which is how overlapping requests
-//! are made to finish in a chosen order.
+//! are made to finish in a chosen order. A test without the [`DemoServer`] handle, such as one in a
+//! browser, reads the log, arms faults and resets the server through the
+//! [control routes](#control-routes), from any origin ([CORS](#cors)).
 //!
 //! # Data
 //!
@@ -60,6 +62,10 @@
 //! | GET | `/misbehave/deep?depth=N` | N nested arrays `[[[...]]]` (default 200) |
 //! | GET | `/misbehave/whitespace` | 200 `application/json`, a body of only whitespace |
 //! | GET | `/misbehave/not-modified` | 304 |
+//! | GET | `/_control/requests` | the request log, see [Control routes](#control-routes) |
+//! | DELETE | `/_control/requests` | clears the request log; 204 |
+//! | POST | `/_control/faults` | arms a fault: body `{ "path": "/todos/1", "fault": { "status": 500 } }` |
+//! | POST | `/_control/reset` | reseeds the data, clears the log and disarms every fault; 204 |
 //!
 //! Every mutation (POST, PUT, PATCH, DELETE on the data routes) takes `?respond=` to choose its
 //! answer: `empty` (204, no body), `blank` (200, zero-length body, no `Content-Type`), `null`
@@ -69,8 +75,8 @@
 //! # Injected faults
 //!
 //! Any route, the data routes included, can be made to fail for the next request(s):
-//! [`DemoServer::inject`]`(path, fault)` arms a [`Fault`] for one request to `path` (any method,
-//! any query), which is then answered by the fault instead of its route, so the same cache key
+//! [`DemoServer::inject`]`(path, fault)`, or `POST /_control/faults` over HTTP, arms a [`Fault`]
+//! for one request to `path` (any method, any query), which is then answered by the fault instead of its route, so the same cache key
 //! can fail once and succeed on the next request. The faults answer like the `/misbehave/*`
 //! routes:
 //!
@@ -116,6 +122,60 @@
 //! assert_eq!(missing.status, 404);
 //! assert_eq!(missing.header("access-control-allow-origin"), Some("http://127.0.0.1:8000"));
 //! assert_eq!(server.requests().len(), 1, "only the GET is recorded");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Control routes
+//!
+//! The routes under `/_control/` do over HTTP what the [`DemoServer`] handle does, for tests that
+//! have no handle (a browser test talks to a server a script started). They are not recorded,
+//! held or faulted, and an unknown one is a JSON 404 that is not recorded either.
+//!
+//! - `GET /_control/requests`: the log ([`DemoServer::requests`]), oldest first, as a JSON array
+//!   of `{ "method", "path", "query", "body" }`: `query` is the query string without the `?`, or
+//!   `null`; `body` is the request body parsed as JSON if it is JSON, else as a string, or `null`
+//!   if it is empty.
+//! - `DELETE /_control/requests`: [`DemoServer::clear_requests`]; 204.
+//! - `POST /_control/faults` with `{ "path": P, "fault": F }`: [`DemoServer::inject`]`(P, F)`;
+//!   answers `{ "path": P, "armed": N }`, N the faults now armed for P. P is a path starting with
+//!   `/`, without a query; F is an object with one key, from the table below. A body that is not
+//!   such an object, or a fault [`DemoServer::inject`] would refuse, is a 400 with the usual JSON
+//!   error, and arms nothing.
+//! - `POST /_control/reset`: back to a freshly seeded data set, with an empty log and no armed
+//!   faults (holds stay); 204.
+//!
+//! | `fault` | [`Fault`] |
+//! |---|---|
+//! | `{"status": N}` | `Status(N)` |
+//! | `{"close_mid_body": true}` | `CloseMidBody` |
+//! | `{"truncated": true}` | `Truncated` |
+//! | `{"html": true}` | `Html` |
+//! | `{"json": V}` | `Json(V)` |
+//! | `{"raw": {"content_type": S, "body": S}}` | `Raw { content_type, body }` |
+//! | `{"huge": N}`, `{"huge_chunked": N}` | `Huge(N)`, `HugeChunked(N)` |
+//! | `{"deep": N}` | `Deep(N)` |
+//! | `{"redirect": {"status": N, "to": S}}` | `Redirect { status, to }` |
+//! | `{"delay_ms": N}` | `Delay` of N milliseconds |
+//! | `{"hang": true}` | `Hang` |
+//! | `{"endless_body": true}` | `EndlessBody` |
+//!
+//! ```
+//! use demo_api::{DemoServer, client};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::io::Result<()> {
+//! let server = DemoServer::start().await?;
+//! let arm = br#"{"path": "/todos/1", "fault": {"status": 503}}"#;
+//! let armed = client::request(server.addr(), "POST", "/_control/faults", &[], Some(arm)).await?;
+//! assert_eq!(armed.json().unwrap()["armed"], 1);
+//! assert_eq!(client::get(server.addr(), "/todos/1").await?.status, 503);
+//!
+//! let log = client::get(server.addr(), "/_control/requests").await?.json().unwrap();
+//! assert_eq!(log, serde_json::json!([{ "method": "GET", "path": "/todos/1", "query": null, "body": null }]));
+//! let reset = client::request(server.addr(), "POST", "/_control/reset", &[], None).await?;
+//! assert_eq!(reset.status, 204);
+//! assert!(server.requests().is_empty());
 //! # Ok(())
 //! # }
 //! ```

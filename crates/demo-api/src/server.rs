@@ -174,7 +174,7 @@ impl DemoServer {
     }
 
     /// Every request received so far, in arrival order; each is recorded before it is handled, so
-    /// held requests are included.
+    /// held requests are included. CORS preflights and the `/_control/` routes are not recorded.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shared.log().clone()
     }
@@ -228,7 +228,9 @@ impl DemoServer {
     ///
     /// If `fault` is a [`Fault::Status`] whose code is not in `100..=999`, or a
     /// [`Fault::Redirect`] whose status is not in `300..=399` or whose `to` is not a valid
-    /// header value, or a [`Fault::Raw`] whose `content_type` is not a valid header value.
+    /// header value, or a [`Fault::Raw`] whose `content_type` is not a valid header value, or a
+    /// [`Fault::Huge`], [`Fault::HugeChunked`] or [`Fault::Deep`] whose body would be bigger
+    /// than 1 GiB.
     ///
     /// ```
     /// use demo_api::{DemoServer, Fault, client};
@@ -252,6 +254,9 @@ impl DemoServer {
     /// # }
     /// ```
     pub fn inject(&self, path: &str, fault: Fault) {
+        if let Some(problem) = fault.problem() {
+            panic!("{problem}");
+        }
         self.shared.faults.inject(path, fault);
     }
 

@@ -48,6 +48,13 @@ impl Shared {
         self.announce();
     }
 
+    /// Back to the seed: fresh data, an empty log, no armed faults. Holds stay.
+    pub(crate) fn reset(&self) {
+        *self.data() = Data::seeded();
+        self.faults.clear();
+        self.clear_log();
+    }
+
     fn announce(&self) {
         let len = self.log().len();
         self.logged.send_replace(len);

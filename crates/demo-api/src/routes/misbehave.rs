@@ -17,7 +17,7 @@ use crate::state::Shared;
 use crate::stream_body::{Piece, StreamBody};
 
 /// Bodies `huge` and `deep` refuse to make bigger than this (1 GiB).
-const MAX_GENERATED: u64 = 1 << 30;
+pub(crate) const MAX_GENERATED: u64 = 1 << 30;
 
 pub(super) fn routes() -> Router<Arc<Shared>> {
     Router::new()

@@ -1,10 +1,11 @@
-//! The router: every route group, the JSON 404 fallback, the recording middleware around them,
-//! and CORS around everything.
+//! The router: the control routes; every API route group and the JSON 404 fallback, with the
+//! recording middleware around them; and CORS around everything.
 
 use std::sync::Arc;
 
 use axum::Router;
 use axum::middleware;
+use axum::routing::any;
 
 use crate::cors::cors;
 use crate::error::{method_not_allowed, route_not_found};
@@ -13,15 +14,16 @@ use crate::state::Shared;
 
 mod articles;
 mod auth;
+mod control;
 mod feed;
 pub(crate) mod misbehave;
 mod redirect;
 mod todos;
 mod users;
 
-/// The whole API over `shared`.
+/// The whole server over `shared`.
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
-    Router::new()
+    let api = Router::new()
         .merge(todos::routes())
         .merge(users::routes())
         .merge(feed::routes())
@@ -32,7 +34,13 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
         .fallback(route_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(Arc::clone(&shared), record_then_hold))
+        .with_state(Arc::clone(&shared));
+    Router::new()
+        // Beside the API, not inside it: control calls are not recorded, held or faulted.
+        .nest("/_control", control::routes().with_state(shared))
+        // The nested fallback answers `/_control` and `/_control/x`, but not `/_control/`.
+        .route("/_control/", any(route_not_found))
+        .fallback_service(api)
         // Outermost: preflights are answered before they are recorded.
         .layer(middleware::from_fn(cors))
-        .with_state(shared)
 }
