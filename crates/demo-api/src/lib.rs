@@ -66,6 +66,7 @@
 //! | DELETE | `/_control/requests` | clears the request log; 204 |
 //! | POST | `/_control/faults` | arms a fault: body `{ "path": "/todos/1", "fault": { "status": 500 } }` |
 //! | POST | `/_control/reset` | reseeds the data, clears the log and disarms every fault; 204 |
+//! | GET, HEAD | `/app/...` | with [`ServerOptions::serve_static`] only: a file, see [Static files](#static-files) |
 //!
 //! Every mutation (POST, PUT, PATCH, DELETE on the data routes) takes `?respond=` to choose its
 //! answer: `empty` (204, no body), `blank` (200, zero-length body, no `Content-Type`), `null`
@@ -180,6 +181,20 @@
 //! # }
 //! ```
 //!
+//! # Static files
+//!
+//! A server started with [`ServerOptions::serve_static`]`(dir)` (`demo-api --static DIR`) also
+//! serves the files of `dir` under `/app/`, so a browser page can be served from the API's own
+//! origin: `/app/` is `dir/index.html`, `/app/pkg/x.js` is `dir/pkg/x.js`, a path ending in `/`
+//! names that directory's `index.html`, and `/app` redirects (308) to `/app/`. Each path segment
+//! is percent-decoded and must then be a plain file name: a path with `.`, `..`, an empty segment,
+//! an encoded `/` or `\`, a NUL or bytes that are not UTF-8, a directory, a missing file, or a link
+//! that leads out of `dir`, is a JSON 404. The `Content-Type` follows the extension: `.html`
+//! `text/html; charset=utf-8`, `.js` and `.mjs` `text/javascript`, `.wasm` `application/wasm`,
+//! `.css` `text/css`, `.png` `image/png`, `.json` and `.map` `application/json`, `.svg`
+//! `image/svg+xml`, `.ico` `image/x-icon`, `.txt` `text/plain; charset=utf-8`, anything else
+//! `application/octet-stream`. Files are not recorded, held or faulted.
+//!
 //! Headers that never end need a server below HTTP: [`DripServer`] answers every request with
 //! response headers dripped one byte per interval, forever.
 //!
@@ -209,6 +224,7 @@ mod error;
 mod extract;
 mod fault;
 mod hold;
+mod options;
 mod record;
 mod reply;
 mod routes;
@@ -219,5 +235,6 @@ mod stream_body;
 pub use drip::DripServer;
 pub use fault::Fault;
 pub use hold::{Held, Hold};
+pub use options::ServerOptions;
 pub use record::RecordedRequest;
 pub use server::DemoServer;

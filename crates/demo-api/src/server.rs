@@ -13,6 +13,7 @@ use tokio::sync::oneshot;
 use crate::data::{Record, position};
 use crate::fault::Fault;
 use crate::hold::Hold;
+use crate::options::ServerOptions;
 use crate::record::RecordedRequest;
 use crate::routes;
 use crate::state::Shared;
@@ -112,12 +113,52 @@ impl DemoServer {
     }
 
     /// Like [`DemoServer::start`], on `127.0.0.1:port` (`0` picks a free port).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let server = demo_api::DemoServer::start_on_port(0).await?;
+    /// assert_ne!(server.addr().port(), 0);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn start_on_port(port: u16) -> io::Result<DemoServer> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await?;
+        Self::start_with(ServerOptions::new().port(port)).await
+    }
+
+    /// Like [`DemoServer::start`], as `options` say: on their port, and serving their static
+    /// directory under `/app/` if they name one (see [`ServerOptions`]).
+    ///
+    /// # Errors
+    ///
+    /// If the static directory does not exist or is not a directory, or the port cannot be bound.
+    ///
+    /// ```
+    /// use demo_api::{DemoServer, ServerOptions, client};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// let dir = std::env::temp_dir().join(format!("demo-api-start-with-{}", std::process::id()));
+    /// std::fs::create_dir_all(dir.join("pkg"))?;
+    /// std::fs::write(dir.join("pkg/app.js"), "export const answer = 42;")?;
+    ///
+    /// let server = DemoServer::start_with(ServerOptions::new().serve_static(&dir)).await?;
+    /// let script = client::get(server.addr(), "/app/pkg/app.js").await?;
+    /// assert_eq!(script.header("content-type"), Some("text/javascript"));
+    /// assert_eq!(client::get(server.addr(), "/app/../Cargo.toml").await?.status, 404);
+    /// assert_eq!(client::get(server.addr(), "/todos/1").await?.status, 200, "the API as usual");
+    /// # drop(server);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn start_with(options: ServerOptions) -> io::Result<DemoServer> {
+        let static_root = options.static_root()?;
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, options.port)).await?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared::seeded());
         let (shutdown, stopped) = oneshot::channel::<()>();
-        let app = routes::router(Arc::clone(&shared));
+        let app = routes::router(Arc::clone(&shared), static_root);
         tokio::spawn(async move {
             let serve = axum::serve(listener, app).with_graceful_shutdown(async {
                 let _ = stopped.await;
@@ -151,7 +192,7 @@ impl DemoServer {
     /// ```
     pub fn start_on_thread() -> io::Result<DemoServer> {
         let shared = Arc::new(Shared::seeded());
-        let app = routes::router(Arc::clone(&shared));
+        let app = routes::router(Arc::clone(&shared), None);
         let thread = ServerThread::start("demo-api", |listener| async move {
             let _ = axum::serve(listener, app).await;
         })?;
