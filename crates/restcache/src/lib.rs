@@ -73,6 +73,7 @@ mod normalize;
 mod prefetch;
 mod record;
 pub mod rest;
+mod rt;
 pub mod schema;
 mod seed;
 mod sip;
@@ -87,6 +88,7 @@ pub use reqwest;
 pub use reqwest::Method;
 pub use rest::{Resource, RestEndpoint};
 pub use restcache_macros::{Entity, Schema, Union, resource};
+pub use rt::Instant;
 pub use store::{Cached, ExpiryStatus, Store};
 
 /// Builds call args: `params! { user_id: "u1", id: 5 }` is the JSON object

@@ -9,9 +9,9 @@ use std::hash::BuildHasher;
 use std::sync::LazyLock;
 use std::time::Duration;
 
+use crate::rt::Instant;
 use indexmap::IndexMap;
 use serde_json::Value;
-use tokio::time::Instant;
 
 use crate::prefetch::{MIN_ROWS, ROWS_AHEAD, STRINGS_AHEAD};
 use crate::record::Fields;
@@ -142,8 +142,7 @@ pub(crate) struct EntityMeta {
 }
 
 impl EntityMeta {
-    /// The meta a pending row starts with (a fetched batch's rows then carry the one
-    /// `Store::describe` read them with); the commit replaces either.
+    /// The meta a pending row starts with; the commit replaces it.
     pub const UNSET: EntityMeta = EntityMeta {
         fetched_at: Stamp(0),
         written_at: Stamp(0),
@@ -160,7 +159,7 @@ impl EntityMeta {
 }
 
 /// The instant every [`Stamp`] counts from, fixed once per process.
-static STAMP_BASE: LazyLock<std::time::Instant> = LazyLock::new(std::time::Instant::now);
+static STAMP_BASE: LazyLock<Instant> = LazyLock::new(Instant::now);
 
 /// An instant as signed nanoseconds from [`STAMP_BASE`], ordered as the instants are. Instants
 /// more than 292 years from it are clamped, so they keep their order against every instant
@@ -170,7 +169,7 @@ pub(crate) struct Stamp(i64);
 
 impl Stamp {
     pub fn of(at: Instant) -> Stamp {
-        let (at, base) = (at.into_std(), *STAMP_BASE);
+        let base = *STAMP_BASE;
         let nanos = |d: Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
         match at.checked_duration_since(base) {
             Some(after) => Stamp(nanos(after)),
@@ -187,7 +186,7 @@ impl Stamp {
         } else {
             base.checked_sub(offset)
         };
-        Instant::from_std(at.unwrap_or(base))
+        at.unwrap_or(base)
     }
 }
 
@@ -314,7 +313,7 @@ impl Tables {
 mod tests {
     use std::time::Duration;
 
-    use tokio::time::Instant;
+    use crate::rt::Instant;
 
     use super::{PkHasher, Stamp};
 
@@ -342,7 +341,7 @@ mod tests {
     #[test]
     fn r_norm_7_stamps_order_as_their_instants_and_come_back_exact() {
         let now = Instant::now();
-        let base = Instant::from_std(*super::STAMP_BASE);
+        let base = *super::STAMP_BASE;
         let earlier = base
             .checked_sub(Duration::from_nanos(1_500_000_001))
             .expect("an instant before the base");

@@ -1,6 +1,6 @@
 //! `Controller::builder()`.
 
-#[cfg(feature = "cookies")]
+#[cfg(all(feature = "cookies", not(target_arch = "wasm32")))]
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -104,14 +104,14 @@ impl ControllerBuilder {
 
     /// Keeps cookies in a jar (off by default). Jar cookies are credentials: they are sent, and
     /// `Set-Cookie` is stored, only as the credentials mode allows (R-REQ-4).
-    #[cfg(feature = "cookies")]
+    #[cfg(all(feature = "cookies", not(target_arch = "wasm32")))]
     pub fn cookie_store(mut self, enable: bool) -> Self {
         self.jar = enable.then(|| Arc::new(reqwest::cookie::Jar::default()) as Jar);
         self
     }
 
     /// Keeps cookies in this store (for example a jar shared with other clients).
-    #[cfg(feature = "cookies")]
+    #[cfg(all(feature = "cookies", not(target_arch = "wasm32")))]
     pub fn cookie_provider(mut self, store: Arc<dyn reqwest::cookie::CookieStore>) -> Self {
         self.jar = Some(store);
         self
@@ -139,12 +139,9 @@ impl ControllerBuilder {
         };
         let client = match self.client {
             Some(c) => c,
-            None => reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .map_err(|e| Error::InvalidConfig {
-                    reason: format!("cannot build the HTTP client: {e}"),
-                })?,
+            None => default_client().map_err(|e| Error::InvalidConfig {
+                reason: format!("cannot build the HTTP client: {e}"),
+            })?,
         };
         let http = Http {
             client,
@@ -156,4 +153,13 @@ impl ControllerBuilder {
         };
         Ok(Controller::from_parts(Store::new(), http))
     }
+}
+
+/// The client restcache builds: natively one that does not follow redirects, since the
+/// Controller follows them itself (R-REQ-4, R-REQ-5); in the browser, `fetch` follows them.
+fn default_client() -> reqwest::Result<reqwest::Client> {
+    let builder = reqwest::Client::builder();
+    #[cfg(not(target_arch = "wasm32"))]
+    let builder = builder.redirect(reqwest::redirect::Policy::none());
+    builder.build()
 }

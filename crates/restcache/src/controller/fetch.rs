@@ -6,17 +6,18 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use crate::rt::Instant;
 use reqwest::Method;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::watch;
-use tokio::time::Instant;
 
 use super::Controller;
 use crate::bounded_value::{self, Refused};
 use crate::error::Error;
 use crate::rest::http::Outgoing;
 use crate::rest::{BoxFuture, EndpointConfig, RestEndpoint};
+use crate::rt::Spawner;
 use crate::schema::Schema;
 use crate::store::{Detached, ExpiryStatus, Layer, LayerSpec, Store, WriteOptions};
 
@@ -185,9 +186,9 @@ impl Controller {
         req: Prepared,
         cached: impl FnOnce(&Store, &Prepared) -> Option<Outcome>,
     ) -> watch::Receiver<Option<Outcome>> {
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            let reason = "restcache fetches run on a tokio runtime; none is running".to_owned();
-            return watch::channel(Some(Err(Error::InvalidConfig { reason }))).1;
+        let spawner = match Spawner::current() {
+            Ok(spawner) => spawner,
+            Err(e) => return watch::channel(Some(Err(e))).1,
         };
         let inner = &self.inner;
         let shared = req.cfg.method == Method::GET;
@@ -222,7 +223,8 @@ impl Controller {
         let started = Instant::now();
         let layer = self.add_layer::<S>(&req, id, started, epoch);
         let ctrl = self.clone();
-        runtime.spawn(async move {
+        // Dropping the task's handle leaves it running: a fetch is not cancelled (R-FETCH-4).
+        drop(spawner.spawn(async move {
             let result = ctrl.execute::<S>(&req, started, epoch, layer).await;
             if shared {
                 let mut flights = ctrl.inner.in_flight.lock();
@@ -232,7 +234,7 @@ impl Controller {
             }
             // Every waiter is resolved after the commit (R-FETCH-1 step 8).
             settle.send_replace(Some(result));
-        });
+        }));
         outcome
     }
 

@@ -2,12 +2,12 @@
 
 use std::time::Duration;
 
+use crate::rt::Instant;
 use tokio::sync::watch;
-use tokio::task::JoinHandle;
-use tokio::time::Instant;
 
 use super::Controller;
 use super::fetch::Prepared;
+use crate::rt::{self, Spawner, Task};
 use crate::schema::Schema;
 
 /// The poller of one key.
@@ -15,7 +15,7 @@ pub(crate) struct Poller {
     /// The frequency of each live stream, by stream id.
     streams: Vec<(u64, Duration)>,
     period: watch::Sender<Duration>,
-    task: JoinHandle<()>,
+    task: Task,
 }
 
 impl Poller {
@@ -52,7 +52,7 @@ impl Drop for PollGuard {
 
 impl Controller {
     /// Adds a stream's frequency to the polling of `req`'s key, starting it if needed.
-    pub(crate) fn poll<S: Schema>(&self, req: Prepared, id: u64, every: Duration) -> PollGuard {
+    pub(crate) fn poll<S: Schema>(&self, spawner: &Spawner, req: Prepared, id: u64, every: Duration) -> PollGuard {
         let key = req.key.clone();
         let mut pollers = self.inner.pollers.lock();
         match pollers.get_mut(&key) {
@@ -62,7 +62,7 @@ impl Controller {
             }
             None => {
                 let (period, rx) = watch::channel(every);
-                let task = tokio::spawn(poll_loop::<S>(self.clone(), req, rx));
+                let task = spawner.spawn(poll_loop::<S>(self.clone(), req, rx));
                 pollers.insert(
                     key.clone(),
                     Poller {
@@ -99,7 +99,7 @@ async fn poll_loop<S: Schema>(ctrl: Controller, req: Prepared, mut period: watch
                 }
                 every = *period.borrow_and_update();
             }
-            () = tokio::time::sleep_until(at) => {
+            () = rt::sleep_until(at) => {
                 last_start = Some(Instant::now());
                 drop(ctrl.start::<S>(req.clone()));
             }

@@ -6,18 +6,18 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
 
+use crate::rt::Instant;
 use futures_core::Stream;
 use reqwest::Method;
 use serde::Serialize;
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
-use tokio::time::Instant;
 
 use super::Controller;
 use super::fetch::Prepared;
 use super::poll::PollGuard;
 use crate::error::Error;
 use crate::rest::RestEndpoint;
+use crate::rt::{Spawner, Task};
 use crate::schema::Schema;
 use crate::store::args_map;
 
@@ -27,7 +27,7 @@ use crate::store::args_map;
 /// It is a [`Stream`]; [`next`](Self::next) reads it without a stream library.
 pub struct Subscription<T> {
     items: mpsc::Receiver<Result<Arc<T>, Error>>,
-    task: Option<JoinHandle<()>>,
+    task: Option<Task>,
     _poll: Option<PollGuard>,
 }
 
@@ -59,7 +59,7 @@ impl<T> Stream for Subscription<T> {
 
 impl<T> Drop for Subscription<T> {
     fn drop(&mut self) {
-        if let Some(task) = self.task.take() {
+        if let Some(mut task) = self.task.take() {
             task.abort();
         }
     }
@@ -99,14 +99,16 @@ impl Controller {
         let (tx, items) = mpsc::channel(16);
         let args = args_map(&args);
         let cfg = Arc::clone(&ep.cfg);
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            let reason = "subscriptions run on a tokio runtime; none is running".to_owned();
-            let _ = tx.try_send(Err(Error::InvalidConfig { reason }));
-            return Subscription {
-                items,
-                task: None,
-                _poll: None,
-            };
+        let spawner = match Spawner::current() {
+            Ok(spawner) => spawner,
+            Err(e) => {
+                let _ = tx.try_send(Err(e));
+                return Subscription {
+                    items,
+                    task: None,
+                    _poll: None,
+                };
+            }
         };
         let req = args.and_then(|args| {
             if cfg.method != Method::GET {
@@ -131,8 +133,10 @@ impl Controller {
         };
         // Registered here, not in the task, so dropping the stream stops its polling at once.
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let poll = cfg.poll_frequency.map(|every| self.poll::<S>(req.clone(), id, every));
-        let task = runtime.spawn(follow::<S>(self.clone(), req, tx));
+        let poll = cfg
+            .poll_frequency
+            .map(|every| self.poll::<S>(&spawner, req.clone(), id, every));
+        let task = spawner.spawn(follow::<S>(self.clone(), req, tx));
         Subscription {
             items,
             task: Some(task),

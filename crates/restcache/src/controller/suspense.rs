@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
+use crate::rt::Instant;
 use reqwest::Method;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::time::Instant;
 
 use super::Controller;
 use super::fetch::{Prepared, settled};

@@ -1,16 +1,12 @@
 //! Request hooks: the seed's `getRequestInit` override, as a trait (R-REQ-3, R-REQ-4).
 
-use std::future::Future;
-use std::pin::Pin;
-
 use reqwest::Method;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 
 use crate::error::Error;
 
-/// A boxed, sendable future, as returned by [`EndpointHooks::headers`].
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::rt::BoxFuture;
 
 /// Whether credentials go with a request (R-REQ-4).
 ///

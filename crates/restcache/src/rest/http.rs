@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{
-    ACCEPT, AUTHORIZATION, CONTENT_TYPE, COOKIE, HeaderMap, HeaderValue, LOCATION, PROXY_AUTHORIZATION, SET_COOKIE,
-};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, COOKIE, HeaderMap, HeaderValue, PROXY_AUTHORIZATION};
+#[cfg(not(target_arch = "wasm32"))]
+use reqwest::header::{LOCATION, SET_COOKIE};
 use reqwest::{Method, Url};
 use serde_json::Value;
 
@@ -36,10 +36,10 @@ fn origin(url: &Url) -> Origin {
 }
 
 /// Where the Controller keeps cookies, when it keeps them.
-#[cfg(feature = "cookies")]
+#[cfg(all(feature = "cookies", not(target_arch = "wasm32")))]
 pub(crate) type Jar = Arc<dyn reqwest::cookie::CookieStore>;
 /// Cookies need the `cookies` feature.
-#[cfg(not(feature = "cookies"))]
+#[cfg(not(all(feature = "cookies", not(target_arch = "wasm32"))))]
 pub(crate) type Jar = Arc<()>;
 
 /// The HTTP side of a Controller: the client and the request policy.
@@ -63,6 +63,19 @@ impl std::fmt::Debug for Http {
             .field("cookies", &self.jar.is_some())
             .finish()
     }
+}
+
+/// A request once its hooks have run: what each hop sends.
+struct Request {
+    method: Method,
+    /// Headers that go on every hop.
+    plain: HeaderMap,
+    /// Credential headers, which go only where the credentials mode allows.
+    secret: HeaderMap,
+    body: Option<Vec<u8>>,
+    credentials: Credentials,
+    /// Where credentials belong.
+    home: Option<Origin>,
 }
 
 /// What one fetch sends.
@@ -130,6 +143,7 @@ fn is_json_media_type(content_type: &str) -> bool {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// The method a redirect continues with, by the Fetch standard: 301 and 302 turn a POST into
 /// a GET, 303 turns anything but GET and HEAD into a GET; otherwise the method (and the body)
 /// are kept.
@@ -192,10 +206,10 @@ impl Http {
         let Some(limit) = self.timeout else {
             return self.exchange(out, &mut at).await;
         };
-        match tokio::time::timeout(limit, self.exchange(out, &mut at)).await {
-            Ok(done) => done,
+        match crate::rt::timeout(limit, self.exchange(out, &mut at)).await {
+            Some(done) => done,
             // `at` is the hop that was under way.
-            Err(_) => Err(Error::Transport {
+            None => Err(Error::Transport {
                 url: at.to_string(),
                 message: format!("timed out after {limit:?} (hooks, redirects and body included)"),
             }),
@@ -243,7 +257,29 @@ impl Http {
         }
         // A hook may have set any body: it is refused, not sent, past the depth limit.
         let body = body.map(bounded_value::body_bytes).transpose()?;
-        let home = self.home_origin(out.cfg);
+        let request = Request {
+            method,
+            plain,
+            secret,
+            body,
+            credentials,
+            home: self.home_origin(out.cfg),
+        };
+        self.transfer(request, url, out.ignore_body).await
+    }
+
+    /// Sends `request` to `url`, following redirects itself (`url` is then the hop under way),
+    /// with credentials and jar cookies only where they may go (R-REQ-4, R-REQ-5).
+    #[cfg(not(target_arch = "wasm32"))]
+    async fn transfer(&self, request: Request, url: &mut Url, ignore_body: bool) -> Result<Fetched, Error> {
+        let Request {
+            method,
+            plain,
+            secret,
+            body,
+            credentials,
+            home,
+        } = request;
         let first = origin(url);
         // Whether the chain has been anywhere but the home origin, its first hop included.
         let mut left_home = false;
@@ -310,14 +346,52 @@ impl Http {
                     continue;
                 }
             }
-            return self.read(response, url, out.ignore_body).await;
+            return self.read(response, url, ignore_body).await;
         }
         unreachable!("the loop returns on its last hop")
     }
 
+    /// Sends `request` to `url` with the browser's `fetch`, which follows redirects and keeps
+    /// cookies itself: the credentials mode becomes fetch's, and hook-set credentials go only
+    /// where that mode lets them (R-REQ-4).
+    #[cfg(target_arch = "wasm32")]
+    async fn transfer(&self, request: Request, url: &mut Url, ignore_body: bool) -> Result<Fetched, Error> {
+        let Request {
+            method,
+            plain,
+            secret,
+            body,
+            credentials,
+            home,
+        } = request;
+        let with_credentials = match credentials {
+            Credentials::Omit => false,
+            Credentials::SameOrigin => home.as_ref() == Some(&origin(url)),
+            Credentials::Include => true,
+        };
+        let mut headers = plain;
+        if with_credentials {
+            headers.extend(secret);
+        }
+        let mut builder = self.client.request(method, url.clone()).headers(headers);
+        builder = match credentials {
+            Credentials::Omit => builder.fetch_credentials_omit(),
+            Credentials::SameOrigin => builder.fetch_credentials_same_origin(),
+            Credentials::Include => builder.fetch_credentials_include(),
+        };
+        if let Some(b) = body {
+            builder = builder.body(b);
+        }
+        let response = builder.send().await.map_err(|e| transport(url, &e))?;
+        // The URL that answered, after the browser's redirects.
+        *url = response.url().clone();
+        self.read(response, url, ignore_body).await
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
     /// Adds the jar's cookies for `url` to the `Cookie` header.
     fn add_jar_cookies(&self, headers: &mut HeaderMap, url: &Url) {
-        #[cfg(feature = "cookies")]
+        #[cfg(all(feature = "cookies", not(target_arch = "wasm32")))]
         if let Some(jar) = &self.jar
             && let Some(cookies) = jar.cookies(url)
         {
@@ -332,24 +406,25 @@ impl Http {
             };
             headers.insert(COOKIE, value);
         }
-        #[cfg(not(feature = "cookies"))]
+        #[cfg(not(all(feature = "cookies", not(target_arch = "wasm32"))))]
         let _ = (headers, url);
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     /// Stores the response's `Set-Cookie` headers in the jar.
     fn store_cookies(&self, response: &reqwest::Response, url: &Url) {
-        #[cfg(feature = "cookies")]
+        #[cfg(all(feature = "cookies", not(target_arch = "wasm32")))]
         if let Some(jar) = &self.jar {
             jar.set_cookies(&mut response.headers().get_all(SET_COOKIE).iter(), url);
         }
-        #[cfg(not(feature = "cookies"))]
+        #[cfg(not(all(feature = "cookies", not(target_arch = "wasm32"))))]
         let _ = (response, url, SET_COOKIE);
     }
 
     /// Reads at most `limit` bytes of the body; `Ok(None)` when there were more.
-    async fn read_limited(response: &mut reqwest::Response, url: &Url, limit: u64) -> Result<Option<Vec<u8>>, Error> {
+    async fn read_limited(body: &mut Body, url: &Url, limit: u64) -> Result<Option<Vec<u8>>, Error> {
         let mut bytes = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| transport(url, &e))? {
+        while let Some(chunk) = body.chunk().await.map_err(|e| transport(url, &e))? {
             if bytes.len() as u64 + chunk.len() as u64 > limit {
                 // Stop reading at the limit; the rest of the body is never buffered.
                 return Ok(None);
@@ -359,12 +434,14 @@ impl Http {
         Ok(Some(bytes))
     }
 
-    async fn read(&self, mut response: reqwest::Response, url: &Url, ignore_body: bool) -> Result<Fetched, Error> {
+    async fn read(&self, response: reqwest::Response, url: &Url, ignore_body: bool) -> Result<Fetched, Error> {
         let status = response.status();
         let content_type = response
             .headers()
             .get(CONTENT_TYPE)
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        let content_length = response.content_length();
+        let mut response = Body::new(response);
         if !status.is_success() {
             let mut body = Vec::new();
             while body.len() < ERROR_BODY_BYTES {
@@ -384,7 +461,7 @@ impl Http {
             url: url.to_string(),
             limit: self.max_response_bytes,
         };
-        if response.content_length().is_some_and(|n| n > self.max_response_bytes) {
+        if content_length.is_some_and(|n| n > self.max_response_bytes) {
             return Err(too_large());
         }
         let bytes = Self::read_limited(&mut response, url, self.max_response_bytes)
@@ -408,5 +485,42 @@ impl Http {
             url: url.to_string(),
             content_type,
         })
+    }
+}
+
+/// A response's body, read a chunk at a time on either platform.
+struct Body {
+    #[cfg(not(target_arch = "wasm32"))]
+    response: reqwest::Response,
+    #[cfg(target_arch = "wasm32")]
+    stream: std::pin::Pin<Box<dyn futures_core::Stream<Item = reqwest::Result<bytes::Bytes>>>>,
+}
+
+impl Body {
+    fn new(response: reqwest::Response) -> Self {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            Body { response }
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            Body {
+                stream: Box::pin(response.bytes_stream()),
+            }
+        }
+    }
+
+    /// The next chunk, `None` at the end.
+    async fn chunk(&mut self) -> reqwest::Result<Option<impl std::ops::Deref<Target = [u8]>>> {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            self.response.chunk().await
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            std::future::poll_fn(|cx| self.stream.as_mut().poll_next(cx))
+                .await
+                .transpose()
+        }
     }
 }

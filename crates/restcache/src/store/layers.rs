@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use crate::rt::Instant;
 use serde_json::Value;
-use tokio::time::Instant;
 
 use super::write::{apply_pending, prepare};
 use super::{DEFAULT_DATA_EXPIRY, KeyMap, Store, StoredResult, get_hashed, key_hash};

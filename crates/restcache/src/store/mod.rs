@@ -15,12 +15,12 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::rt::Instant;
 use indexmap::IndexMap;
 use indexmap::map::raw_entry_v1::RawEntryApiV1;
 use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::time::Instant;
 
 use crate::bounded_value::{self, Refused};
 use crate::error::Error;

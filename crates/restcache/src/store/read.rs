@@ -6,9 +6,9 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
+use crate::rt::Instant;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::time::Instant;
 
 use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
 use parking_lot::MutexGuard;

@@ -3,10 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::rt::Instant;
 use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::time::Instant;
 
 use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
 use crate::bounded_value::Refused;

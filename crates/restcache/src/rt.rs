@@ -1,0 +1,149 @@
+//! What differs between a native process and a browser page: the clock, spawning tasks, timers
+//! and whether futures must be `Send`. Everything else in the crate is the same on both.
+//!
+//! Natively this is tokio: its clock (so tests can pause time), its tasks and its timers. In
+//! WebAssembly (`target_arch = "wasm32"`) it is the browser: `performance.now()` through
+//! `web-time`, tasks on the page's event loop (`wasm-bindgen-futures`), and `setTimeout` timers
+//! (`gloo-timers`). A browser's futures (JavaScript promises) never leave its one thread, so
+//! there they need not be `Send`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use crate::error::Error;
+
+/// The clock restcache stamps writes and expiry with.
+///
+/// Natively it is [`tokio::time::Instant`], so a test's paused clock (`start_paused`) drives
+/// expiry and polling; in the browser it is `web_time::Instant`, read from
+/// `performance.now()` (std's `Instant::now` is not available there).
+///
+/// ```
+/// let now = restcache::Instant::now();
+/// assert!(now + std::time::Duration::from_secs(1) > now);
+/// ```
+#[cfg(not(target_arch = "wasm32"))]
+pub type Instant = tokio::time::Instant;
+/// The clock restcache stamps writes and expiry with: the browser's `performance.now()`.
+#[cfg(target_arch = "wasm32")]
+pub type Instant = web_time::Instant;
+
+/// A boxed future, as returned by [`EndpointHooks::headers`](crate::rest::EndpointHooks::headers)
+/// and by awaiting a fetch: `Send` natively, where tasks move between threads; not `Send` in
+/// the browser, whose futures stay on the page's thread.
+///
+/// ```
+/// use restcache::rest::BoxFuture;
+/// let ready: BoxFuture<'static, u8> = Box::pin(async { 7 });
+/// # drop(ready);
+/// ```
+#[cfg(not(target_arch = "wasm32"))]
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+/// A boxed future; in the browser it need not be `Send`.
+#[cfg(target_arch = "wasm32")]
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// `Send` natively; every type in the browser, whose tasks never leave its thread.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) trait MaybeSend: Send {}
+#[cfg(not(target_arch = "wasm32"))]
+impl<T: Send> MaybeSend for T {}
+#[cfg(target_arch = "wasm32")]
+pub(crate) trait MaybeSend {}
+#[cfg(target_arch = "wasm32")]
+impl<T> MaybeSend for T {}
+
+/// A task the Controller started. Dropping it leaves the task running; [`abort`](Self::abort)
+/// stops it at its next `.await`.
+pub(crate) struct Task {
+    #[cfg(not(target_arch = "wasm32"))]
+    handle: tokio::task::JoinHandle<()>,
+    #[cfg(target_arch = "wasm32")]
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Task {
+    /// Stops the task.
+    pub(crate) fn abort(&mut self) {
+        #[cfg(not(target_arch = "wasm32"))]
+        self.handle.abort();
+        #[cfg(target_arch = "wasm32")]
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// Where the Controller runs its tasks: the current tokio runtime natively, the page's event
+/// loop in the browser.
+#[derive(Clone)]
+pub(crate) struct Spawner {
+    #[cfg(not(target_arch = "wasm32"))]
+    runtime: tokio::runtime::Handle,
+}
+
+impl Spawner {
+    /// The spawner of this thread; natively an error if no tokio runtime is running.
+    pub(crate) fn current() -> Result<Self, Error> {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let runtime = tokio::runtime::Handle::try_current().map_err(|_| Error::InvalidConfig {
+                reason: "restcache runs its fetches and subscriptions on a tokio runtime; none is running".into(),
+            })?;
+            Ok(Spawner { runtime })
+        }
+        #[cfg(target_arch = "wasm32")]
+        Ok(Spawner {})
+    }
+
+    /// Runs `task` on its own.
+    pub(crate) fn spawn(&self, task: impl Future<Output = ()> + MaybeSend + 'static) -> Task {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            Task {
+                handle: self.runtime.spawn(task),
+            }
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            wasm_bindgen_futures::spawn_local(async move {
+                tokio::select! {
+                    () = task => {}
+                    // Only `abort` stops it: a dropped handle leaves it running.
+                    Ok(()) = stopped => {}
+                }
+            });
+            Task { stop: Some(stop) }
+        }
+    }
+}
+
+/// Waits until `at` (at once if it has passed).
+pub(crate) async fn sleep_until(at: Instant) {
+    #[cfg(not(target_arch = "wasm32"))]
+    tokio::time::sleep_until(at).await;
+    #[cfg(target_arch = "wasm32")]
+    {
+        let wait = at.saturating_duration_since(Instant::now());
+        if !wait.is_zero() {
+            gloo_timers::future::sleep(wait).await;
+        }
+    }
+}
+
+/// `work`'s output, or `None` if it did not finish within `limit`.
+pub(crate) async fn timeout<F: Future>(limit: Duration, work: F) -> Option<F::Output> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        tokio::time::timeout(limit, work).await.ok()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        tokio::select! {
+            done = work => Some(done),
+            () = sleep_until(Instant::now() + limit) => None,
+        }
+    }
+}
