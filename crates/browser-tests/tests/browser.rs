@@ -1,0 +1,287 @@
+//! restcache in a real browser: wasm-bindgen-test in headless Chromium, against the demo API that
+//! `scripts/wasm.sh test` starts natively on 127.0.0.1 (another origin than the test page, so
+//! every request is a CORS request). The script passes the API's URL at build time as
+//! `RESTCACHE_DEMO_API`. Each test starts from the seeded data with an empty request log
+//! (`POST /_control/reset`), and asserts what reached the server through `/_control/requests`.
+#![cfg(target_arch = "wasm32")]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use restcache::prelude::*;
+use restcache::reqwest;
+use restcache::rest::ResourceOptions;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Entity)]
+#[serde(rename_all = "camelCase")]
+struct Todo {
+    #[entity(pk)]
+    id: u64,
+    user_id: String,
+    title: String,
+    completed: bool,
+}
+
+/// The demo API's base URL, given at build time.
+fn api() -> &'static str {
+    option_env!("RESTCACHE_DEMO_API").expect("RESTCACHE_DEMO_API: run the suite with scripts/wasm.sh test")
+}
+
+fn todos(configure: impl FnOnce(ResourceOptions) -> ResourceOptions) -> Resource<Todo> {
+    let opts = configure(ResourceOptions {
+        path: "/todos/:id".into(),
+        ..Default::default()
+    });
+    Resource::new(opts).expect("a valid resource")
+}
+
+/// Reseeds the server, and a Controller pointed at it.
+async fn setup() -> Controller {
+    control("POST", "/_control/reset", None).await;
+    Controller::builder().base_url(api()).build().expect("a Controller")
+}
+
+/// A request to one of demo-api's control routes, outside restcache.
+async fn control(method: &str, path: &str, body: Option<Value>) -> Value {
+    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut request = reqwest::Client::new().request(method, format!("{}{path}", api()));
+    if let Some(body) = body {
+        request = request
+            .header("content-type", "application/json")
+            .body(body.to_string());
+    }
+    let response = request.send().await.expect("the control route answers");
+    assert!(response.status().is_success(), "{path}: {}", response.status());
+    let text = response.text().await.unwrap();
+    if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
+/// `METHOD /path` of every request the server saw, in order.
+async fn requests() -> Vec<String> {
+    let log = control("GET", "/_control/requests", None).await;
+    log.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| format!("{} {}", r["method"].as_str().unwrap(), r["path"].as_str().unwrap()))
+        .collect()
+}
+
+/// Arms a fault for the next request to `path`.
+async fn inject(path: &str, fault: Value) {
+    control(
+        "POST",
+        "/_control/faults",
+        Some(json!({ "path": path, "fault": fault })),
+    )
+    .await;
+}
+
+/// Changes a todo at the server behind restcache's back.
+async fn change_on_server(id: u64, body: Value) {
+    let response = reqwest::Client::new()
+        .patch(format!("{}/todos/{id}", api()))
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert!(response.status().is_success());
+    // Not a request of the Controller's: forget it.
+    control("DELETE", "/_control/requests", None).await;
+}
+
+#[wasm_bindgen_test]
+async fn r_get_a_list_read_then_a_detail_read_sends_one_request() {
+    let ctrl = setup().await;
+    let list = ctrl
+        .suspense(&todos(|o| o).get_list(), params! { userId: "u1" })
+        .await
+        .unwrap();
+    assert_eq!(list.len(), 10);
+    let one = ctrl.suspense(&todos(|o| o).get(), params! { id: 3 }).await.unwrap();
+    assert_eq!(one.title, "Todo 3");
+    assert_eq!(requests().await, ["GET /todos"], "the detail came from the cache");
+}
+
+#[wasm_bindgen_test]
+async fn r_sub_a_patch_push_and_delete_reach_a_live_list() {
+    let ctrl = setup().await;
+    let resource = todos(|o| o);
+    let mut live = ctrl.subscribe(&resource.get_list(), params! { userId: "u1" });
+    assert_eq!(live.next().await.unwrap().unwrap().len(), 10);
+
+    ctrl.fetch(&resource.partial_update(), params! { id: 1 })
+        .body(&json!({ "title": "renamed in the browser" }))
+        .await
+        .unwrap();
+    assert_eq!(live.next().await.unwrap().unwrap()[0].title, "renamed in the browser");
+
+    let made = ctrl
+        .fetch(&resource.get_list().push(), params! { userId: "u1" })
+        .body(&json!({ "userId": "u1", "title": "made in the browser" }))
+        .await
+        .unwrap();
+    let list = live.next().await.unwrap().unwrap();
+    assert_eq!(list.last().map(|t| t.id), Some(made.id), "the push joins the list");
+
+    ctrl.fetch(&resource.delete(), params! { id: made.id }).await.unwrap();
+    let list = live.next().await.unwrap().unwrap();
+    assert!(list.iter().all(|t| t.id != made.id), "the delete leaves it");
+    assert_eq!(
+        requests().await,
+        [
+            "GET /todos",
+            "PATCH /todos/1",
+            "POST /todos",
+            &format!("DELETE /todos/{}", made.id)
+        ]
+    );
+}
+
+#[wasm_bindgen_test]
+async fn r_optm_an_optimistic_update_shows_at_once_and_rolls_back_on_a_500() {
+    let ctrl = setup().await;
+    let resource = todos(|o| ResourceOptions { optimistic: true, ..o });
+    let mut live = ctrl.subscribe(&resource.get(), params! { id: 2 });
+    assert_eq!(live.next().await.unwrap().unwrap().title, "Todo 2");
+
+    inject("/todos/2", json!({ "status": 500 })).await;
+    let patch = ctrl
+        .fetch(&resource.partial_update(), params! { id: 2 })
+        .body(&json!({ "title": "optimistic" }));
+    let patch = std::future::IntoFuture::into_future(patch);
+    let (outcome, seen) = futures_join(patch, async {
+        let shown = live.next().await.unwrap().unwrap();
+        let back = live.next().await.unwrap().unwrap();
+        (shown, back)
+    })
+    .await;
+    assert!(
+        matches!(outcome, Err(restcache::Error::Network { status: 500, .. })),
+        "{outcome:?}"
+    );
+    assert_eq!(seen.0.title, "optimistic", "shown before the server answered");
+    assert_eq!(seen.1.title, "Todo 2", "rolled back after the 500");
+}
+
+#[wasm_bindgen_test]
+async fn r_pol_a_poll_tick_refetches_and_the_view_sees_the_change() {
+    let ctrl = setup().await;
+    let resource = todos(|o| ResourceOptions {
+        poll_frequency: Some(Duration::from_millis(100)),
+        ..o
+    });
+    let mut live = ctrl.subscribe(&resource.get(), params! { id: 4 });
+    assert_eq!(live.next().await.unwrap().unwrap().title, "Todo 4");
+    change_on_server(4, json!({ "title": "changed on the server" })).await;
+    // Only a poll can bring the change: nothing else fetches.
+    assert_eq!(live.next().await.unwrap().unwrap().title, "changed on the server");
+    assert!(requests().await.iter().all(|r| r == "GET /todos/4"));
+}
+
+#[wasm_bindgen_test]
+async fn r_exp_expired_data_is_refetched() {
+    let ctrl = setup().await;
+    let resource = todos(|o| ResourceOptions {
+        data_expiry_length: Some(Duration::from_millis(50)),
+        invalid_if_stale: true,
+        ..o
+    });
+    let first = ctrl.suspense(&resource.get(), params! { id: 5 }).await.unwrap();
+    let again = ctrl.suspense(&resource.get(), params! { id: 5 }).await.unwrap();
+    assert!(Arc::ptr_eq(&first, &again), "fresh: served from the cache");
+    change_on_server(5, json!({ "title": "after expiry" })).await;
+    // The browser's clock cannot be paused: let the data's 50 ms run out.
+    gloo_timers::future::sleep(Duration::from_millis(80)).await;
+    let expired = ctrl.suspense(&resource.get(), params! { id: 5 }).await.unwrap();
+    assert_eq!(expired.title, "after expiry");
+    assert_eq!(requests().await, ["GET /todos/5"], "one refetch after the expiry");
+}
+
+#[wasm_bindgen_test]
+async fn r_err_a_404_and_an_html_body_are_typed_errors() {
+    let ctrl = setup().await;
+    let missing = ctrl.suspense(&todos(|o| o).get(), params! { id: 999 }).await;
+    assert!(
+        matches!(missing, Err(restcache::Error::Network { status: 404, .. })),
+        "{missing:?}"
+    );
+
+    inject("/todos/6", json!({ "html": true })).await;
+    let html = ctrl.suspense(&todos(|o| o).get(), params! { id: 6 }).await;
+    match html {
+        Err(restcache::Error::Decode { content_type, url, .. }) => {
+            assert_eq!(content_type.as_deref(), Some("text/html; charset=utf-8"));
+            assert_eq!(url, format!("{}/todos/6", api()));
+        }
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn r_req_a_slow_response_does_not_block_the_page() {
+    let ctrl = Controller::builder().base_url(api()).build().unwrap();
+    let slow = RestEndpoint::<Value>::builder("/misbehave/slow").build().unwrap();
+    let ticks = std::cell::Cell::new(0u32);
+    let fetch = std::future::IntoFuture::into_future(ctrl.fetch(&slow, params! { ms: 400 }));
+    // While the response is on its way, the page's timers keep firing: nothing spins.
+    let ticking = async {
+        loop {
+            gloo_timers::future::sleep(Duration::from_millis(20)).await;
+            ticks.set(ticks.get() + 1);
+        }
+    };
+    let answered = select_first(fetch, ticking).await;
+    assert_eq!(answered.unwrap()["ok"], true);
+    assert!(
+        ticks.get() >= 5,
+        "the page's timers fired {} times in 400 ms",
+        ticks.get()
+    );
+}
+
+/// Runs both futures to completion on this thread.
+async fn futures_join<A: std::future::Future, B: std::future::Future>(a: A, b: B) -> (A::Output, B::Output) {
+    let (mut a, mut b) = (std::pin::pin!(a), std::pin::pin!(b));
+    let (mut ra, mut rb) = (None, None);
+    std::future::poll_fn(|cx| {
+        if ra.is_none() {
+            if let std::task::Poll::Ready(v) = a.as_mut().poll(cx) {
+                ra = Some(v);
+            }
+        }
+        if rb.is_none() {
+            if let std::task::Poll::Ready(v) = b.as_mut().poll(cx) {
+                rb = Some(v);
+            }
+        }
+        if ra.is_some() && rb.is_some() {
+            std::task::Poll::Ready((ra.take().unwrap(), rb.take().unwrap()))
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await
+}
+
+/// `first`'s output; `other` runs alongside until then.
+async fn select_first<A: std::future::Future>(first: A, other: impl std::future::Future<Output = ()>) -> A::Output {
+    let (mut first, mut other) = (std::pin::pin!(first), std::pin::pin!(other));
+    std::future::poll_fn(|cx| {
+        if let std::task::Poll::Ready(v) = first.as_mut().poll(cx) {
+            return std::task::Poll::Ready(v);
+        }
+        let _ = other.as_mut().poll(cx);
+        std::task::Poll::Pending
+    })
+    .await
+}
