@@ -104,7 +104,7 @@ run_tests() {
 
 serve() {
     build
-    start_demo --static examples/browser
+    PORT="${PORT:-3000}" start_demo --static examples/browser
     log "the example is at $DEMO_URL/app/ (Ctrl-C stops it)"
     wait "$DEMO_PID"
 }
