@@ -94,6 +94,79 @@ async fn r_sub_3_a_deleted_entity_is_refetched_and_the_error_yielded() {
     assert!(matches!(gone, Err(Error::Network { status: 404, .. })), "{gone:?}");
 }
 
+/// PATCHes todo `id`'s title and waits for the commit.
+async fn retitle(ctrl: &Controller, id: u64, title: &str) {
+    ctrl.fetch(&todos().partial_update(), params! { id: id })
+        .body(&json!({ "title": title }))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn r_sub_a_slow_consumer_gets_the_newest_state_and_skips_the_rest() {
+    let (_server, ctrl) = setup().await;
+    let mut sub = ctrl.subscribe(&todos().get(), params! { id: 6 });
+    assert_eq!(sub.next().await.unwrap().unwrap().title, "Todo 6");
+    // Three commits before the consumer reads again.
+    for title in ["first", "second", "newest"] {
+        retitle(&ctrl, 6, title).await;
+    }
+    let next = sub.next().await.unwrap().unwrap();
+    assert_eq!(next.title, "newest", "the states in between are skipped");
+    let cached = ctrl.suspense(&todos().get(), params! { id: 6 }).await.unwrap();
+    assert!(Arc::ptr_eq(&next, &cached), "the item is what the cache holds");
+    assert!(sub.try_next().is_none(), "nothing older is still pending");
+}
+
+#[tokio::test]
+async fn r_sub_current_reads_the_latest_state_synchronously() {
+    let (_server, ctrl) = setup().await;
+    let mut sub = ctrl.subscribe(&todos().get(), params! { id: 7 });
+    // A view can live in UI state shared between threads.
+    fn shareable<T: Send + Sync + 'static>(_: &T) {}
+    shareable(&sub);
+    assert!(sub.current().is_none(), "no state before the first read settles");
+    let first = sub.next().await.unwrap().unwrap();
+    let current = sub.current().unwrap().unwrap();
+    assert!(Arc::ptr_eq(&first, &current));
+    retitle(&ctrl, 7, "changed").await;
+    retitle(&ctrl, 7, "changed again").await;
+    let latest = sub.next().await.unwrap().unwrap();
+    assert_eq!(latest.title, "changed again");
+    // Reading the current state takes nothing from the stream, and reading it again is the same.
+    for _ in 0..2 {
+        assert!(Arc::ptr_eq(&sub.current().unwrap().unwrap(), &latest));
+    }
+    assert!(sub.try_next().is_none());
+}
+
+#[tokio::test]
+async fn r_sub_3_no_state_arrives_twice() {
+    let (_server, ctrl) = setup().await;
+    let mut sub = ctrl.subscribe(&todos().get_list(), params! { userId: "u1" });
+    let mut seen = vec![sub.next().await.unwrap().unwrap()];
+    // Commits that leave the list as it is (a refetch of the same data, an unrelated todo),
+    // interleaved with changes.
+    for round in 0..3 {
+        ctrl.fetch(&todos().get_list(), params! { userId: "u1" }).await.unwrap();
+        retitle(&ctrl, 25, &format!("elsewhere {round}")).await;
+        retitle(&ctrl, 2, &format!("round {round}")).await;
+        ctrl.fetch(&todos().get_list(), params! { userId: "u1" }).await.unwrap();
+        // The consumer is busy during round 1: it reads nothing then.
+        if round != 1 {
+            seen.push(sub.next().await.unwrap().unwrap());
+            assert!(sub.try_next().is_none(), "the newest state is taken: nothing is left");
+        }
+    }
+    let titles: Vec<&str> = seen.iter().map(|list| list[1].title.as_str()).collect();
+    assert_eq!(titles, ["Todo 2", "round 0", "round 2"], "each state once, the newest");
+    for (i, a) in seen.iter().enumerate() {
+        for b in &seen[i + 1..] {
+            assert!(!Arc::ptr_eq(a, b), "a state arrived twice");
+        }
+    }
+}
+
 /// Stamps each request with the paused clock's time since `t0`, in ms.
 struct VirtualTime(Instant);
 

@@ -35,7 +35,7 @@
 //! let first = ctrl.suspense(&TodoResource::get(), params! { id: todos[0].id }).await?;
 //! assert_eq!(server.requests().len(), 1);
 //!
-//! // A live view: first the list, then one item per change.
+//! // A live view: first the list, then its newest state after each change.
 //! let mut live = ctrl.subscribe(&TodoResource::get_list(), params! { userId: "u1" });
 //! assert_eq!(live.next().await.unwrap()?.len(), 10);
 //!

@@ -1,16 +1,18 @@
-//! `subscribe`: a stream of a read that yields again whenever what it depends on changes
-//! (R-SUB-1..5) — the view-layer hook of the seed, for any UI.
+//! `subscribe`: a live view of a read with watch semantics: it holds the newest state and yields
+//! it whenever what the read depends on changes (R-SUB-1..5) — the view-layer hook of the seed,
+//! for any UI.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 use crate::rt::Instant;
 use futures_core::Stream;
 use reqwest::Method;
 use serde::Serialize;
-use tokio::sync::mpsc;
+use tokio::sync::watch;
 
 use super::Controller;
 use super::fetch::Prepared;
@@ -21,12 +23,50 @@ use crate::rt::{Spawner, Task};
 use crate::schema::Schema;
 use crate::store::args_map;
 
-/// The items of a [`Controller::subscribe`] stream. Dropping it ends the subscription (and its
-/// share of polling).
+/// What the subscription's task publishes: its latest item, numbered, and the store version
+/// it read it at.
+struct State<T> {
+    item: Option<Result<Arc<T>, Error>>,
+    /// Counts the items published; a consumer remembers the last one it took.
+    number: u64,
+    /// The Controller's change counter when the item was last re-evaluated.
+    evaluated_at: u64,
+}
+
+/// Resolves when the task publishes again: `false` once it never will.
+type Changed = Pin<Box<dyn Future<Output = bool> + Send + Sync>>;
+
+/// A live view of one read, from [`Controller::subscribe`]: it holds the latest state, like a
+/// watch channel. Dropping it ends the subscription (and its share of polling).
 ///
-/// It is a [`Stream`]; [`next`](Self::next) reads it without a stream library.
+/// - [`next`](Self::next) waits for a state the consumer has not seen yet and returns the
+///   newest one: a slow consumer skips the states in between, and no state arrives twice
+///   (R-SUB-3).
+/// - [`current`](Self::current) reads the latest state at once, for rendering.
+/// - It is a [`Stream`] of the same items as `next`.
+///
+/// ```no_run
+/// # use restcache::prelude::*;
+/// # #[derive(Clone, Debug, Default, Entity)]
+/// # struct Todo { #[entity(pk)] id: u64, title: String }
+/// # async fn demo(ctrl: Controller, todos: Resource<Todo>) {
+/// let mut live = ctrl.subscribe(&todos.get(), params! { id: 1 });
+/// assert!(live.current().is_none()); // nothing read yet
+/// while let Some(state) = live.next().await {
+///     // The newest state; `current()` returns it too until the next change.
+///     println!("{:?}", state.map(|todo| todo.title.clone()));
+///     let _shown = live.current();
+/// }
+/// # }
+/// ```
 pub struct Subscription<T> {
-    items: mpsc::Receiver<Result<Arc<T>, Error>>,
+    state: watch::Receiver<State<T>>,
+    /// The number of the last item taken.
+    taken: u64,
+    /// The Controller's change counter; `None` when no task follows the read.
+    changes: Option<watch::Receiver<u64>>,
+    /// Waits for the task's next publication (see `poll_next`).
+    changed: Option<Changed>,
     task: Option<Task>,
     _poll: Option<PollGuard>,
 }
@@ -37,23 +77,99 @@ impl<T> std::fmt::Debug for Subscription<T> {
     }
 }
 
-impl<T> Subscription<T> {
-    /// The next item: the first is the outcome of `suspense`, then one per change.
+impl<T: Send + Sync + 'static> Subscription<T> {
+    /// The next state not yet seen, the newest one: the first is the outcome of `suspense`,
+    /// then one per change. States that came and went while the consumer was busy are skipped.
+    /// `None` once the subscription has ended (only for a request it refused).
+    ///
+    /// ```no_run
+    /// # use restcache::prelude::*;
+    /// # #[derive(Clone, Debug, Default, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # async fn demo(ctrl: Controller, todos: Resource<Todo>) -> Result<(), restcache::Error> {
+    /// let mut live = ctrl.subscribe(&todos.get(), params! { id: 1 });
+    /// let todo = live.next().await.expect("a live read never ends")?;
+    /// # Ok(()) }
+    /// ```
     pub async fn next(&mut self) -> Option<Result<Arc<T>, Error>> {
-        self.items.recv().await
+        std::future::poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
     }
 
-    /// The next item if one is ready now, without waiting.
+    /// The next state if one is ready now, without waiting: the newest one not yet seen.
+    ///
+    /// ```no_run
+    /// # use restcache::prelude::*;
+    /// # #[derive(Clone, Debug, Default, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # fn demo(ctrl: Controller, todos: Resource<Todo>) {
+    /// let mut live = ctrl.subscribe(&todos.get(), params! { id: 1 });
+    /// if let Some(state) = live.try_next() {
+    ///     println!("changed: {:?}", state.map(|todo| todo.title.clone()));
+    /// }
+    /// # }
+    /// ```
     pub fn try_next(&mut self) -> Option<Result<Arc<T>, Error>> {
-        self.items.try_recv().ok()
+        self.take(false)
+    }
+
+    /// The latest state, read synchronously, as while rendering; `None` before the first read
+    /// has settled. It takes nothing from the stream: `next` still yields a state it has not
+    /// yielded, even one `current` returned.
+    ///
+    /// ```no_run
+    /// # use restcache::prelude::*;
+    /// # #[derive(Clone, Debug, Default, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # fn demo(ctrl: Controller, todos: Resource<Todo>) {
+    /// let live = ctrl.subscribe(&todos.get(), params! { id: 1 });
+    /// match live.current() {
+    ///     None => println!("loading"),
+    ///     Some(Ok(todo)) => println!("{}", todo.title),
+    ///     Some(Err(e)) => println!("error: {e}"),
+    /// }
+    /// # }
+    /// ```
+    pub fn current(&self) -> Option<Result<Arc<T>, Error>> {
+        self.state.borrow().item.clone()
+    }
+
+    /// The newest item not yet taken, if the task has caught up with every commit so far (or,
+    /// with `ended`, if no task will publish again).
+    fn take(&mut self, ended: bool) -> Option<Result<Arc<T>, Error>> {
+        let state = self.state.borrow_and_update();
+        let caught_up = self
+            .changes
+            .as_ref()
+            .is_none_or(|changes| *changes.borrow() == state.evaluated_at);
+        if state.number == self.taken || !(caught_up || ended) {
+            return None;
+        }
+        self.taken = state.number;
+        state.item.clone()
     }
 }
 
-impl<T> Stream for Subscription<T> {
+impl<T: Send + Sync + 'static> Stream for Subscription<T> {
     type Item = Result<Arc<T>, Error>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.get_mut().items.poll_recv(cx)
+        let this = self.get_mut();
+        loop {
+            if let Some(item) = this.take(false) {
+                return Poll::Ready(Some(item));
+            }
+            // Wait for the task to publish again, on a clone of the receiver that the future
+            // owns, so the future is `'static` and can wait across polls.
+            let changed = this.changed.get_or_insert_with(|| {
+                let mut state = this.state.clone();
+                Box::pin(async move { state.changed().await.is_ok() })
+            });
+            let open = ready!(changed.as_mut().poll(cx));
+            this.changed = None;
+            if !open {
+                return Poll::Ready(this.take(true));
+            }
+        }
     }
 }
 
@@ -83,32 +199,67 @@ impl<T> Last<T> {
 }
 
 impl Controller {
-    /// A stream of `ep`'s data for `args`: first the outcome of [`suspense`](Self::suspense),
-    /// then a new item after every commit or optimistic change that touches the key's result
-    /// or meta, a record the read used, or a table an `All` read enumerated. Unchanged data is
-    /// never yielded twice. While the stream lives and the endpoint has a `poll_frequency`, the
-    /// key is polled (the smallest frequency among its streams wins).
+    /// A live view of `ep`'s data for `args`, with watch semantics: its first state is the
+    /// outcome of [`suspense`](Self::suspense), then it re-evaluates after every commit or
+    /// optimistic change that touches the key's result or meta, a record the read used, or a
+    /// table an `All` read enumerated. [`Subscription::next`] yields the newest state not yet
+    /// seen (a slow consumer skips those in between), unchanged data is never yielded twice,
+    /// and [`Subscription::current`] reads the latest state synchronously. While the view
+    /// lives and the endpoint has a `poll_frequency`, the key is polled (the smallest
+    /// frequency among its views wins).
     ///
-    /// Only GET members can be subscribed; for others the stream yields one
-    /// `Error::InvalidConfig` and ends. It needs a tokio runtime.
+    /// Only GET members can be subscribed; for others the view yields one
+    /// `Error::InvalidConfig` and ends. It needs a tokio runtime (natively).
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # #[derive(Clone, Debug, Default, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let server = demo_api::DemoServer::start().await?;
+    /// # let ctrl = Controller::builder().base_url(server.base_url()).build()?;
+    /// # let todos = Resource::<Todo>::new(restcache::rest::ResourceOptions {
+    /// #     path: "/todos/:id".into(),
+    /// #     ..Default::default()
+    /// # })?;
+    /// let mut live = ctrl.subscribe(&todos.get(), params! { id: 1 });
+    /// assert_eq!(live.next().await.unwrap()?.title, "Todo 1");
+    /// // Two changes while the consumer is busy: it gets the newest, once.
+    /// for title in ["renamed", "renamed again"] {
+    ///     ctrl.fetch(&todos.partial_update(), params! { id: 1 })
+    ///         .body(&serde_json::json!({ "title": title }))
+    ///         .await?;
+    /// }
+    /// assert_eq!(live.next().await.unwrap()?.title, "renamed again");
+    /// assert!(live.try_next().is_none());
+    /// assert_eq!(live.current().unwrap()?.title, "renamed again");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn subscribe<S: Schema, B, G>(
         &self,
         ep: &RestEndpoint<S, B, G>,
         args: impl Serialize,
     ) -> Subscription<S::Output> {
-        let (tx, items) = mpsc::channel(16);
+        let (tx, state) = watch::channel(State {
+            item: None,
+            number: 0,
+            evaluated_at: 0,
+        });
+        let refused = |e: Error| {
+            tx.send_replace(State {
+                item: Some(Err(e)),
+                number: 1,
+                evaluated_at: 0,
+            });
+            Subscription::new(state.clone(), None, None, None)
+        };
         let args = args_map(&args);
         let cfg = Arc::clone(&ep.cfg);
         let spawner = match Spawner::current() {
             Ok(spawner) => spawner,
-            Err(e) => {
-                let _ = tx.try_send(Err(e));
-                return Subscription {
-                    items,
-                    task: None,
-                    _poll: None,
-                };
-            }
+            Err(e) => return refused(e),
         };
         let req = args.and_then(|args| {
             if cfg.method != Method::GET {
@@ -122,48 +273,62 @@ impl Controller {
         });
         let req = match req {
             Ok(req) => req,
-            Err(e) => {
-                let _ = tx.try_send(Err(e));
-                return Subscription {
-                    items,
-                    task: None,
-                    _poll: None,
-                };
-            }
+            Err(e) => return refused(e),
         };
         // Registered here, not in the task, so dropping the stream stops its polling at once.
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let poll = cfg
             .poll_frequency
             .map(|every| self.poll::<S>(&spawner, req.clone(), id, every));
+        let changes = self.inner.changes.subscribe();
         let task = spawner.spawn(follow::<S>(self.clone(), req, tx));
+        Subscription::new(state, Some(changes), Some(task), poll)
+    }
+}
+
+impl<T> Subscription<T> {
+    fn new(
+        state: watch::Receiver<State<T>>,
+        changes: Option<watch::Receiver<u64>>,
+        task: Option<Task>,
+        poll: Option<PollGuard>,
+    ) -> Self {
         Subscription {
-            items,
-            task: Some(task),
+            state,
+            taken: 0,
+            changes,
+            changed: None,
+            task,
             _poll: poll,
         }
     }
 }
 
-/// Yields the read's outcome whenever it may have changed, never the same one twice (R-SUB-3).
-async fn follow<S: Schema>(ctrl: Controller, req: Prepared, tx: mpsc::Sender<Result<Arc<S::Output>, Error>>) {
+/// Publishes the read's outcome whenever it may have changed, never the same one twice
+/// (R-SUB-3), and after each evaluation the change counter it read at.
+async fn follow<S: Schema>(ctrl: Controller, req: Prepared, tx: watch::Sender<State<S::Output>>) {
     let mut changes = ctrl.inner.changes.subscribe();
     let mut last: Option<Last<S::Output>> = None;
     let mut may_fetch = true;
     loop {
-        changes.borrow_and_update();
+        let version = *changes.borrow_and_update();
         let (item, fetched) = ctrl.suspend::<S>(&req.cfg, &req.args, may_fetch).await;
         // Never start a fetch because of the commit of our own fetch.
         may_fetch = !fetched;
         let written = ctrl.inner.store.lock().meta(&req.key).map(|m| m.written_at);
-        if !last.as_ref().is_some_and(|l| l.same(&item, written)) {
-            last = Some(match &item {
-                Ok(data) => Last::Data(Arc::clone(data)),
-                Err(e) => Last::Error(e.clone(), written),
-            });
-            if tx.send(item).await.is_err() {
-                return;
+        let new = !last.as_ref().is_some_and(|l| l.same(&item, written));
+        tx.send_modify(|state| {
+            state.evaluated_at = version;
+            if new {
+                state.number += 1;
+                state.item = Some(item.clone());
             }
+        });
+        if new {
+            last = Some(match item {
+                Ok(data) => Last::Data(data),
+                Err(e) => Last::Error(e, written),
+            });
         }
         tokio::select! {
             changed = changes.changed() => if changed.is_err() { return },
