@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use restcache::Error;
 use restcache::prelude::*;
+use restcache::reqwest::StatusCode;
 use restcache::rest::ResourceOptions;
 use serde_json::json;
 
@@ -158,7 +159,7 @@ async fn r_exp_5_reset_wins_over_a_fetch_in_flight() {
 async fn r_fetch_1_an_error_is_recorded_and_a_success_clears_it() {
     let (server, ctrl) = setup().await;
     let err = ctrl.fetch(&todos().get(), params! { id: 99 }).await.unwrap_err();
-    assert!(matches!(err, Error::Network { status: 404, .. }));
+    assert_eq!(err.status(), Some(StatusCode::NOT_FOUND));
     assert_eq!(
         ctrl.get_response(&todos().get(), params! { id: 99 }).unwrap().error,
         Some(err)

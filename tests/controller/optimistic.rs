@@ -2,6 +2,7 @@
 
 use restcache::Error;
 use restcache::prelude::*;
+use restcache::reqwest::StatusCode;
 use restcache::rest::{EndpointOptions, Optimistic, ResourceOptions};
 use serde_json::json;
 
@@ -96,7 +97,13 @@ async fn r_optm_4_a_failed_update_rolls_back() {
         "doomed"
     );
     held.release();
-    assert!(matches!(patch.await.unwrap(), Err(Error::Network { status: 500, .. })));
+    assert!(matches!(
+        patch.await.unwrap(),
+        Err(Error::Status {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            ..
+        })
+    ));
     let list = ctrl
         .get_response(&r.get_list(), params! { userId: "u1" })
         .unwrap()

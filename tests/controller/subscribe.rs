@@ -91,7 +91,16 @@ async fn r_sub_3_a_deleted_entity_is_refetched_and_the_error_yielded() {
     sub.next().await.unwrap().unwrap();
     ctrl.fetch(&todos().delete(), params! { id: 5 }).await.unwrap();
     let gone = sub.next().await.unwrap();
-    assert!(matches!(gone, Err(Error::Network { status: 404, .. })), "{gone:?}");
+    assert!(
+        matches!(
+            gone,
+            Err(Error::Status {
+                status: restcache::reqwest::StatusCode::NOT_FOUND,
+                ..
+            })
+        ),
+        "{gone:?}"
+    );
 }
 
 /// PATCHes todo `id`'s title and waits for the commit.

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use restcache::Error;
 use restcache::prelude::*;
+use restcache::reqwest::StatusCode;
 use restcache::store::WriteOptions;
 use serde_json::json;
 use tokio::time::Instant;
@@ -171,8 +172,8 @@ fn r_fetch_1_an_error_record_keeps_the_result() {
     store
         .set_response::<User>("GET /users/1", &(), &json!({"id": "1"}))
         .unwrap();
-    let err = Error::Network {
-        status: 503,
+    let err = Error::Status {
+        status: StatusCode::SERVICE_UNAVAILABLE,
         url: "/users/1".into(),
         body: String::new(),
     };

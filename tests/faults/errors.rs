@@ -13,6 +13,7 @@ use demo_api::{DemoServer, Fault};
 use restcache::Error;
 use restcache::controller::{ControllerBuilder, FetchRequest};
 use restcache::prelude::*;
+use restcache::reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::fixtures::*;
@@ -158,7 +159,7 @@ fn defaults(b: ControllerBuilder) -> ControllerBuilder {
 async fn r_pol_1_a_5xx_is_a_soft_network_error_and_cached_data_is_still_served() {
     for status in [500, 502, 503] {
         fails_then_recovers(Fault::Status(status), true, defaults, |e, url| {
-            matches!(e, Error::Network { status: s, url: u, body }
+            matches!(e, Error::Status { status: s, url: u, body }
                 if *s == status && u == url && body.contains(&format!("injected {status}")))
         })
         .await;
@@ -169,7 +170,7 @@ async fn r_pol_1_a_5xx_is_a_soft_network_error_and_cached_data_is_still_served()
 async fn r_pol_1_a_4xx_is_a_hard_network_error_even_with_data_cached() {
     for status in [400, 401, 404, 429] {
         fails_then_recovers(Fault::Status(status), false, defaults, |e, url| {
-            matches!(e, Error::Network { status: s, url: u, body }
+            matches!(e, Error::Status { status: s, url: u, body }
                 if *s == status && u == url && body.contains(&format!("injected {status}")))
         })
         .await;
@@ -182,7 +183,7 @@ async fn r_err_2_a_connection_closed_mid_body_is_a_soft_transport_error() {
         Fault::CloseMidBody,
         true,
         defaults,
-        |e, url| matches!(e, Error::Transport { url: u, message } if u == url && !message.is_empty()),
+        |e, url| matches!(e, Error::Transport { url: u, message, .. } if u == url && !message.is_empty()),
     )
     .await;
 }
@@ -261,12 +262,10 @@ async fn r_req_5_a_client_timeout_is_a_soft_transport_error() {
     fn with_timeout(b: ControllerBuilder) -> ControllerBuilder {
         b.timeout(Duration::from_secs(30))
     }
-    fails_then_recovers(
-        Fault::Delay(Duration::from_secs(600)),
-        true,
-        with_timeout,
-        |e, url| matches!(e, Error::Transport { url: u, message } if u == url && message.contains("timed out")),
-    )
+    fails_then_recovers(Fault::Delay(Duration::from_secs(600)), true, with_timeout, |e, url| {
+        matches!(e, Error::Transport { url: u, message, .. } if u == url && message.contains("timed out"))
+            && e.is_timeout()
+    })
     .await;
 }
 
@@ -284,7 +283,7 @@ async fn r_err_2_connection_refused_is_a_soft_transport_error_until_the_server_i
         tokio::time::pause();
         let err = ctrl.fetch(&todos().get(), params! { id: ID }).await.expect_err(&label);
         assert!(
-            matches!(&err, Error::Transport { url: u, message } if *u == url && message.contains("onnect")),
+            matches!(&err, Error::Transport { url: u, message, .. } if *u == url && message.contains("onnect")),
             "{label}: {err:?}"
         );
         check_failure(&ctrl, before.as_deref(), &snapshot, &err, true, &label).await;
@@ -347,7 +346,7 @@ async fn r_optm_4_a_failed_mutation_leaves_only_its_error_record_and_a_retry_rec
             .body(&json!({ "title": "patched" }))
             .await
             .unwrap_err();
-        assert!(matches!(err, Error::Network { status: 503, .. }), "{label}: {err:?}");
+        assert_eq!(err.status(), Some(StatusCode::SERVICE_UNAVAILABLE), "{label}: {err:?}");
         assert_only_error_recorded(&snapshot, &ctrl.snapshot(), "PATCH /todos/15", &err);
         let read = ctrl.get_response(&resource.get(), params! { id: ID }).unwrap();
         assert_eq!(read.data.unwrap().title, "Todo 15", "{label}: rolled back");
@@ -404,7 +403,7 @@ async fn redirected_into_a_get<S: restcache::schema::Schema>(
         .unwrap_or_else(|| panic!("{label}: a mutation turned into a GET succeeded"));
     let at = format!("{}{path}", server.base_url());
     assert!(
-        matches!(&err, Error::Transport { url, message } if *url == at && message.contains("GET")),
+        matches!(&err, Error::Transport { url, message, .. } if *url == at && message.contains("GET")),
         "{label}: {err:?}"
     );
     let seen = server.requests();

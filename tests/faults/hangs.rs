@@ -44,7 +44,7 @@ async fn ends_by_itself<T>(fetch: tokio::task::JoinHandle<T>) -> T {
 }
 
 fn timed_out_after_30_s(err: &Error, at: &str) -> bool {
-    matches!(err, Error::Transport { url, message } if url == at && message.contains("timed out after 30s"))
+    matches!(err, Error::Transport { url, message, .. } if url == at && message.contains("timed out after 30s"))
 }
 
 #[tokio::test]
@@ -139,7 +139,7 @@ async fn r_req_5_the_timeout_covers_the_whole_redirect_chain_not_each_hop() {
     };
     let err = outcome.expect_err("three hops of 20 s each outlast a 30 s timeout");
     assert!(
-        matches!(&err, Error::Transport { url, message }
+        matches!(&err, Error::Transport { url, message, .. }
             if url.ends_with("/redirect-chain?hops=1") && message.contains("timed out after 30s")),
         "{err:?}"
     );

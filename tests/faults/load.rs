@@ -19,6 +19,7 @@ use std::time::Duration;
 use demo_api::DemoServer;
 use restcache::Error;
 use restcache::prelude::*;
+use restcache::reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock};
 
@@ -239,7 +240,13 @@ fn acceptable(op: &Op, outcome: &Result<(), Error>) -> bool {
     match (op, outcome) {
         (_, Ok(())) => true,
         (Op::List { .. } | Op::Create { .. }, Err(_)) => false,
-        (_, Err(Error::Network { status: 404, .. })) => true,
+        (
+            _,
+            Err(Error::Status {
+                status: StatusCode::NOT_FOUND,
+                ..
+            }),
+        ) => true,
         _ => false,
     }
 }

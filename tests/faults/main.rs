@@ -10,4 +10,5 @@ mod errors;
 mod hangs;
 mod load;
 mod order;
+mod reqwest_like;
 mod reset;

@@ -8,6 +8,7 @@
 
 use demo_api::{DemoServer, Fault};
 use restcache::prelude::*;
+use restcache::reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::fixtures::*;
@@ -275,7 +276,13 @@ async fn r_optm_2_a_pending_optimistic_delete_does_not_make_a_live_view_refetch(
     // the server says the todo is gone.
     let after = live.next().await.unwrap();
     assert!(
-        matches!(&after, Err(restcache::Error::Network { status: 404, .. })),
+        matches!(
+            &after,
+            Err(restcache::Error::Status {
+                status: StatusCode::NOT_FOUND,
+                ..
+            })
+        ),
         "the refetch after the delete finds nothing: {after:?}"
     );
     let methods: Vec<_> = server

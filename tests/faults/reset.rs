@@ -9,6 +9,7 @@ use std::time::Duration;
 use demo_api::DemoServer;
 use restcache::Error;
 use restcache::prelude::*;
+use restcache::reqwest::StatusCode;
 use restcache::rest::ResourceOptions;
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -216,7 +217,10 @@ async fn r_exp_5_resets_racing_random_fetches_leave_no_stale_write_or_layer() {
         for outcome in outcomes {
             match outcome {
                 Ok(()) => oks += 1,
-                Err(Error::Network { status: 404, .. }) => {}
+                Err(Error::Status {
+                    status: StatusCode::NOT_FOUND,
+                    ..
+                }) => {}
                 Err(Error::Reset) => resets += 1,
                 other => panic!("{other:?}"),
             }
@@ -288,7 +292,14 @@ async fn r_exp_5_a_reset_while_optimistic_mutations_start_leaves_no_layer_behind
         for fetch in burst {
             let outcome = fetch.await.unwrap();
             assert!(
-                matches!(outcome, Err(Error::Reset | Error::Network { status: 404, .. })),
+                matches!(
+                    outcome,
+                    Err(Error::Reset
+                        | Error::Status {
+                            status: StatusCode::NOT_FOUND,
+                            ..
+                        })
+                ),
                 "{outcome:?}"
             );
         }

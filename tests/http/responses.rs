@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use demo_api::DemoServer;
 use restcache::prelude::*;
+use restcache::reqwest::StatusCode;
 use restcache::{Error, Method};
 use serde_json::{Value, json};
 
@@ -24,7 +25,7 @@ async fn r_resp_1_a_non_2xx_status_is_a_network_error_recorded_under_the_key() {
         let ep = at::<Value>(path);
         let err = ctrl.fetch(&ep, ()).await.unwrap_err();
         match &err {
-            Error::Network { status: s, url, body } => {
+            Error::Status { status: s, url, body } => {
                 assert_eq!(*s, status);
                 assert_eq!(url, &format!("{}{path}", server.base_url()));
                 assert!(status == 304 || body.contains("error"), "{body}");
@@ -299,7 +300,7 @@ async fn r_path_3_a_missing_parameter_is_refused_before_sending() {
         .fetch(&todos().get(), params! { id: "../users" })
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::Network { status: 404, .. }), "{err:?}");
+    assert_eq!(err.status(), Some(StatusCode::NOT_FOUND), "{err:?}");
     let err = ctrl.fetch(&todos().get(), params! { id: ".." }).await.unwrap_err();
     assert!(matches!(err, Error::InvalidParam { .. }));
     assert!(

@@ -166,7 +166,13 @@ async fn r_optm_an_optimistic_update_shows_at_once_and_rolls_back_on_a_500() {
     })
     .await;
     assert!(
-        matches!(outcome, Err(restcache::Error::Network { status: 500, .. })),
+        matches!(
+            outcome,
+            Err(restcache::Error::Status {
+                status: restcache::reqwest::StatusCode::INTERNAL_SERVER_ERROR,
+                ..
+            })
+        ),
         "{outcome:?}"
     );
     assert_eq!(seen.0.title, "optimistic", "shown before the server answered");
@@ -212,7 +218,13 @@ async fn r_err_a_404_and_an_html_body_are_typed_errors() {
     let ctrl = setup().await;
     let missing = ctrl.suspense(&todos(|o| o).get(), params! { id: 999 }).await;
     assert!(
-        matches!(missing, Err(restcache::Error::Network { status: 404, .. })),
+        matches!(
+            missing,
+            Err(restcache::Error::Status {
+                status: restcache::reqwest::StatusCode::NOT_FOUND,
+                ..
+            })
+        ),
         "{missing:?}"
     );
 

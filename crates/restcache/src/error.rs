@@ -1,9 +1,18 @@
 //! The one error type of restcache (SPEC R-ERR-1).
 
+use std::fmt;
+use std::sync::Arc;
+
+use reqwest::StatusCode;
+
 /// Everything that can go wrong in restcache.
 ///
 /// `Clone` because de-duplicated waiters and stored error records share one error; `#[non_exhaustive]`
 /// so new variants are not breaking changes. Every variant states its facts in `Display`.
+///
+/// As with `reqwest::Error`, [`status`](Error::status) gives the HTTP status of an error answer,
+/// [`is_timeout`](Error::is_timeout) and [`is_connect`](Error::is_connect) classify transport
+/// failures, and `source()` gives the `reqwest::Error` behind a transport failure.
 ///
 /// ```
 /// use restcache::Error;
@@ -11,12 +20,12 @@
 /// let e = Error::MissingParam { name: "id".into(), template: "/todos/:id".into() };
 /// assert_eq!(e.to_string(), "missing path parameter `id` for template \"/todos/:id\"");
 /// assert!(!e.is_soft());
+/// assert_eq!(e.status(), None);
 /// ```
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Error {
     /// A path template is malformed, or a resource path has no parameter (R-PATH-2, R-PATH-4).
-    #[error("invalid path template {template:?} at byte {index}: {reason}")]
     InvalidTemplate {
         /// The template as written.
         template: String,
@@ -26,7 +35,6 @@ pub enum Error {
         reason: String,
     },
     /// A required path parameter or wildcard is absent from the args (R-PATH-3).
-    #[error("missing path parameter `{name}` for template {template:?}")]
     MissingParam {
         /// The parameter's name.
         name: String,
@@ -34,7 +42,6 @@ pub enum Error {
         template: String,
     },
     /// A path or query value cannot be sent (R-URL-2..4).
-    #[error("invalid value for parameter `{name}`: {reason}")]
     InvalidParam {
         /// The parameter or query key.
         name: String,
@@ -42,37 +49,36 @@ pub enum Error {
         reason: String,
     },
     /// The args are not an object, or a body was given to a GET or HEAD.
-    #[error("invalid arguments: {reason}")]
     InvalidArgs {
         /// What is wrong with them.
         reason: String,
     },
     /// The configuration cannot work (entity-key clash, missing collection, conflicting options, …).
-    #[error("invalid configuration: {reason}")]
     InvalidConfig {
         /// What is wrong with it.
         reason: String,
     },
     /// The server answered with a non-2xx final status (R-RESP-1).
-    #[error("HTTP {status} from {url}")]
-    Network {
-        /// The HTTP status code.
-        status: u16,
+    Status {
+        /// The HTTP status.
+        status: StatusCode,
         /// The request URL.
         url: String,
         /// The first 4096 bytes of the body, as lossy UTF-8.
         body: String,
     },
-    /// A connection, TLS or IO failure, a timeout, or too many redirects.
-    #[error("transport error for {url}: {message}")]
+    /// A connection, TLS or IO failure, a timeout, or too many redirects: no HTTP answer to use.
     Transport {
         /// The request URL.
         url: String,
-        /// What failed.
+        /// What failed, with the causes of reqwest's error, if any.
         message: String,
+        /// Whether the fetch ran out of time: its whole-fetch timeout or one of reqwest's.
+        timed_out: bool,
+        /// The reqwest error behind the failure, if reqwest reported one; `source()` returns it.
+        source: Option<TransportSource>,
     },
     /// The response body exceeded the configured limit (R-RESP-4).
-    #[error("response from {url} exceeds the limit of {limit} bytes")]
     ResponseTooLarge {
         /// The request URL.
         url: String,
@@ -80,7 +86,6 @@ pub enum Error {
         limit: u64,
     },
     /// The body is not JSON, is too deep, or a value does not deserialize into its Rust type.
-    #[error("{}", describe_decode(url, content_type.as_deref(), entity.as_deref(), position, message))]
     Decode {
         /// The request URL (for a store write, the key's URL).
         url: String,
@@ -94,7 +99,6 @@ pub enum Error {
         message: String,
     },
     /// Well-formed JSON that does not fit the schema (missing pk, wrong JSON kind, unmatched union, …).
-    #[error("{}", describe_invalid(url, entity.as_deref(), position, reason))]
     InvalidResponse {
         /// The request URL (for a store write, the key's URL).
         url: String,
@@ -106,38 +110,206 @@ pub enum Error {
         reason: String,
     },
     /// A request hook returned an error.
-    #[error("hook failed: {message}")]
     Hook {
         /// The hook's message.
         message: String,
     },
     /// One fetch could not make the data of this key valid (R-SUS-1, R-SUB-3).
-    #[error("{key} is still invalid after fetching it")]
     Invalidated {
         /// The endpoint key.
         key: String,
     },
     /// The store was reset while the request was in flight.
-    #[error("the cache was reset while the request was in flight")]
     Reset,
     /// The request task was cancelled before it settled.
-    #[error("the request was aborted before it settled")]
     Aborted,
 }
 
+/// The `reqwest::Error` behind an [`Error::Transport`], shared so that [`Error`] stays `Clone`.
+///
+/// It dereferences to the `reqwest::Error`; `Error::source()` returns that error itself. Two are
+/// equal when they say the same, causes included.
+///
+/// ```
+/// use restcache::{Error, TransportSource};
+///
+/// let refused = restcache::reqwest::Client::new().get("not a url").build().unwrap_err();
+/// let e = Error::Transport {
+///     url: "not a url".into(),
+///     message: refused.to_string(),
+///     timed_out: false,
+///     source: Some(TransportSource::new(refused)),
+/// };
+/// let source = std::error::Error::source(&e).unwrap();
+/// assert!(source.downcast_ref::<restcache::reqwest::Error>().unwrap().is_builder());
+/// ```
+#[derive(Clone, Debug)]
+pub struct TransportSource(Arc<reqwest::Error>);
+
+impl TransportSource {
+    /// Shares `error`.
+    ///
+    /// ```
+    /// let e = restcache::reqwest::Client::new().get("not a url").build().unwrap_err();
+    /// let shared = restcache::TransportSource::new(e);
+    /// assert!(shared.is_builder());
+    /// ```
+    pub fn new(error: reqwest::Error) -> Self {
+        Self(Arc::new(error))
+    }
+}
+
+impl std::ops::Deref for TransportSource {
+    type Target = reqwest::Error;
+
+    fn deref(&self) -> &reqwest::Error {
+        &self.0
+    }
+}
+
+impl PartialEq for TransportSource {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || chain(&*self.0) == chain(&*other.0)
+    }
+}
+
+/// An error's message followed by those of its causes, `": "`-separated.
+pub(crate) fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    message
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidTemplate {
+                template,
+                index,
+                reason,
+            } => {
+                write!(f, "invalid path template {template:?} at byte {index}: {reason}")
+            }
+            Error::MissingParam { name, template } => {
+                write!(f, "missing path parameter `{name}` for template {template:?}")
+            }
+            Error::InvalidParam { name, reason } => write!(f, "invalid value for parameter `{name}`: {reason}"),
+            Error::InvalidArgs { reason } => write!(f, "invalid arguments: {reason}"),
+            Error::InvalidConfig { reason } => write!(f, "invalid configuration: {reason}"),
+            Error::Status { status, url, .. } => write!(f, "HTTP {} from {url}", status.as_u16()),
+            Error::Transport { url, message, .. } => write!(f, "transport error for {url}: {message}"),
+            Error::ResponseTooLarge { url, limit } => {
+                write!(f, "response from {url} exceeds the limit of {limit} bytes")
+            }
+            Error::Decode {
+                url,
+                content_type,
+                entity,
+                position,
+                message,
+            } => f.write_str(&describe_decode(
+                url,
+                content_type.as_deref(),
+                entity.as_deref(),
+                position,
+                message,
+            )),
+            Error::InvalidResponse {
+                url,
+                entity,
+                position,
+                reason,
+            } => f.write_str(&describe_invalid(url, entity.as_deref(), position, reason)),
+            Error::Hook { message } => write!(f, "hook failed: {message}"),
+            Error::Invalidated { key } => write!(f, "{key} is still invalid after fetching it"),
+            Error::Reset => f.write_str("the cache was reset while the request was in flight"),
+            Error::Aborted => f.write_str("the request was aborted before it settled"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    /// The `reqwest::Error` behind an [`Error::Transport`], when there is one.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Transport {
+                source: Some(cause), ..
+            } => Some(&**cause),
+            _ => None,
+        }
+    }
+}
+
 impl Error {
-    /// Whether the error is *soft* (R-POL-1): a 5xx [`Error::Network`] or any [`Error::Transport`].
+    /// Whether the error is *soft* (R-POL-1): a 5xx [`Error::Status`] or any [`Error::Transport`].
     /// Reads keep serving cached data through soft errors.
     ///
     /// ```
-    /// use restcache::Error;
-    /// let e = Error::Network { status: 503, url: "/x".into(), body: String::new() };
+    /// use restcache::{Error, reqwest::StatusCode};
+    /// let e = Error::Status { status: StatusCode::SERVICE_UNAVAILABLE, url: "/x".into(), body: String::new() };
     /// assert!(e.is_soft());
     /// ```
     pub fn is_soft(&self) -> bool {
         match self {
-            Error::Network { status, .. } => *status >= 500,
+            Error::Status { status, .. } => status.is_server_error(),
             Error::Transport { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// The HTTP status of an [`Error::Status`], as `reqwest::Error::status` gives it; `None` for
+    /// every other error.
+    ///
+    /// ```
+    /// use restcache::{Error, reqwest::StatusCode};
+    /// let e = Error::Status { status: StatusCode::NOT_FOUND, url: "/x".into(), body: String::new() };
+    /// assert_eq!(e.status(), Some(StatusCode::NOT_FOUND));
+    /// assert_eq!(Error::Reset.status(), None);
+    /// ```
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            Error::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// Whether the fetch ran out of time (R-REQ-5): its whole-fetch timeout, or a timeout reqwest
+    /// reported.
+    ///
+    /// ```
+    /// use restcache::Error;
+    /// let e = Error::Transport { url: "/x".into(), message: "timed out".into(), timed_out: true, source: None };
+    /// assert!(e.is_timeout());
+    /// assert!(!Error::Reset.is_timeout());
+    /// ```
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            Error::Transport { timed_out, source, .. } => {
+                *timed_out || source.as_ref().is_some_and(|cause| cause.is_timeout())
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the connection could not be made (refused, unreachable, DNS, TLS handshake), as
+    /// `reqwest::Error::is_connect` says. Always false in the browser, where `fetch` does not tell.
+    ///
+    /// ```
+    /// use restcache::Error;
+    /// let e = Error::Transport { url: "/x".into(), message: "no".into(), timed_out: false, source: None };
+    /// assert!(!e.is_connect());
+    /// ```
+    pub fn is_connect(&self) -> bool {
+        match self {
+            #[cfg(not(target_arch = "wasm32"))]
+            Error::Transport {
+                source: Some(cause), ..
+            } => cause.is_connect(),
             _ => false,
         }
     }
@@ -245,8 +417,8 @@ mod tests {
 
     #[test]
     fn r_pol_1_soft_errors_are_5xx_and_transport() {
-        let net = |status| Error::Network {
-            status,
+        let net = |status: u16| Error::Status {
+            status: StatusCode::from_u16(status).unwrap(),
             url: String::new(),
             body: String::new(),
         };
@@ -255,7 +427,9 @@ mod tests {
         assert!(
             Error::Transport {
                 url: String::new(),
-                message: String::new()
+                message: String::new(),
+                timed_out: false,
+                source: None,
             }
             .is_soft()
         );

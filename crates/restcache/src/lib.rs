@@ -82,7 +82,7 @@ mod tables;
 
 pub use bounded_value::Params;
 pub use controller::Controller;
-pub use error::Error;
+pub use error::{Error, TransportSource};
 /// The HTTP client restcache uses, for [`ControllerBuilder::client`](controller::ControllerBuilder::client).
 pub use reqwest;
 pub use reqwest::Method;

@@ -69,8 +69,9 @@ impl ControllerBuilder {
     /// Bounds each fetch as a whole: its hooks, every redirect hop and the reading of the body
     /// (default [`DEFAULT_TIMEOUT`](crate::rest::DEFAULT_TIMEOUT), 30 s). `None` turns it off,
     /// as in reqwest's blocking `ClientBuilder::timeout`. A fetch out of time is
-    /// `Error::Transport` saying it timed out, and frees its key for the next read; a zero
-    /// timeout is refused by [`build`](Self::build) with `Error::InvalidConfig`.
+    /// `Error::Transport` saying it timed out (its `is_timeout()` is true), and frees its key for
+    /// the next read; a zero timeout is refused by [`build`](Self::build) with
+    /// `Error::InvalidConfig`.
     ///
     /// Under tokio's paused clock (tests), a timeout fires as soon as the runtime is idle while
     /// a request is on the wire; tests that pause the clock during requests turn it off.

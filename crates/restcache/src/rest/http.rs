@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::endpoint::EndpointConfig;
 use super::hooks::{Credentials, RequestInit};
 use crate::bounded_value;
-use crate::error::Error;
+use crate::error::{Error, TransportSource, chain};
 
 /// How many redirects a request follows (R-REQ-5).
 pub const MAX_REDIRECTS: usize = 10;
@@ -21,7 +21,7 @@ pub const MAX_REDIRECTS: usize = 10;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default bound on a response body (R-RESP-4).
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 32 * 1024 * 1024;
-/// How much of an error body `Error::Network` keeps.
+/// How much of an error body `Error::Status` keeps.
 const ERROR_BODY_BYTES: usize = 4096;
 
 /// `(scheme, host, port)`.
@@ -117,17 +117,23 @@ impl Fetched {
     }
 }
 
-fn transport(url: &Url, e: &(dyn std::error::Error + 'static)) -> Error {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        message.push_str(": ");
-        message.push_str(&s.to_string());
-        source = s.source();
+/// A transport failure reqwest reported, which stays its source.
+fn transport(url: &Url, e: reqwest::Error) -> Error {
+    Error::Transport {
+        url: url.to_string(),
+        message: chain(&e),
+        timed_out: e.is_timeout(),
+        source: Some(TransportSource::new(e)),
     }
+}
+
+/// A transport failure restcache itself decided on (the timeout, a redirect it refuses).
+fn refused(url: &Url, message: String, timed_out: bool) -> Error {
     Error::Transport {
         url: url.to_string(),
         message,
+        timed_out,
+        source: None,
     }
 }
 
@@ -209,10 +215,11 @@ impl Http {
         match crate::rt::timeout(limit, self.exchange(out, &mut at)).await {
             Some(done) => done,
             // `at` is the hop that was under way.
-            None => Err(Error::Transport {
-                url: at.to_string(),
-                message: format!("timed out after {limit:?} (hooks, redirects and body included)"),
-            }),
+            None => Err(refused(
+                &at,
+                format!("timed out after {limit:?} (hooks, redirects and body included)"),
+                true,
+            )),
         }
     }
 
@@ -313,7 +320,7 @@ impl Http {
             if let Some(b) = &body {
                 request = request.body(b.clone());
             }
-            let response = request.send().await.map_err(|e| transport(url, &e))?;
+            let response = request.send().await.map_err(|e| transport(url, e))?;
             if jar_allowed {
                 self.store_cookies(&response, url);
             }
@@ -327,20 +334,15 @@ impl Http {
                     .filter(|u| matches!(u.scheme(), "http" | "https"));
                 if let Some(next) = next {
                     if hop == MAX_REDIRECTS {
-                        return Err(Error::Transport {
-                            url: url.to_string(),
-                            message: format!("more than {MAX_REDIRECTS} redirects"),
-                        });
+                        return Err(refused(url, format!("more than {MAX_REDIRECTS} redirects"), false));
                     }
                     if redirected_method(status, &method) != method {
                         // Whatever a GET there answers, it is not the mutation's outcome.
-                        return Err(Error::Transport {
-                            url: url.to_string(),
-                            message: format!(
-                                "a {status} redirect to {next} would resend the {method} as a GET; \
-                                 a mutation is not followed into a GET"
-                            ),
-                        });
+                        let message = format!(
+                            "a {status} redirect to {next} would resend the {method} as a GET; \
+                             a mutation is not followed into a GET"
+                        );
+                        return Err(refused(url, message, false));
                     }
                     *url = next;
                     continue;
@@ -382,7 +384,7 @@ impl Http {
         if let Some(b) = body {
             builder = builder.body(b);
         }
-        let response = builder.send().await.map_err(|e| transport(url, &e))?;
+        let response = builder.send().await.map_err(|e| transport(url, e))?;
         // The URL that answered, after the browser's redirects.
         *url = response.url().clone();
         self.read(response, url, ignore_body).await
@@ -424,7 +426,7 @@ impl Http {
     /// Reads at most `limit` bytes of the body; `Ok(None)` when there were more.
     async fn read_limited(body: &mut Body, url: &Url, limit: u64) -> Result<Option<Vec<u8>>, Error> {
         let mut bytes = Vec::new();
-        while let Some(chunk) = body.chunk().await.map_err(|e| transport(url, &e))? {
+        while let Some(chunk) = body.chunk().await.map_err(|e| transport(url, e))? {
             if bytes.len() as u64 + chunk.len() as u64 > limit {
                 // Stop reading at the limit; the rest of the body is never buffered.
                 return Ok(None);
@@ -451,8 +453,8 @@ impl Http {
                 }
             }
             body.truncate(ERROR_BODY_BYTES);
-            return Err(Error::Network {
-                status: status.as_u16(),
+            return Err(Error::Status {
+                status,
                 url: url.to_string(),
                 body: String::from_utf8_lossy(&body).into_owned(),
             });
