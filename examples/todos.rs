@@ -82,6 +82,14 @@ pub async fn run(base_url: &str, out: &mut impl Write) -> Result<(), Box<dyn std
         "\n2. Todo #{} read without a request (the cached list had it, status {status:?}): {:?}",
         one.id, one.title
     )?;
+    // What a view would show for it: loading, ready, fetching (stale data, refetch running) or error.
+    let shown = match ctrl.status(&TodoResource::get(), params! { id: &first.id })? {
+        ReadStatus::Loading => "loading".to_owned(),
+        ReadStatus::Ready(todo) => format!("ready, {:?}", todo.title),
+        ReadStatus::Fetching(todo) => format!("fetching, showing {:?}", todo.title),
+        ReadStatus::Error { error, .. } => format!("error: {error}"),
+    };
+    writeln!(out, "   read status: {shown}")?;
 
     let made = ctrl
         .fetch(&TodoResource::get_list().push(), ())

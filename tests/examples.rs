@@ -69,6 +69,7 @@ async fn example_todos_runs_on_the_demo_api() {
             "1. GET /todos: 30 todos, 10 completed",
             "[x] #3 Todo 3",
             "2. Todo #1 read without a request (the cached list had it, status Valid): \"Todo 1\"",
+            "read status: ready",
             "3. POST /todos created #31 \"Try restcache\"",
             "live stream: the list now has 31 todos, 10 completed",
             "4. PATCH /todos/1 completed it; the cached list agrees: completed = true",

@@ -7,6 +7,7 @@ mod fixtures;
 mod deep_args;
 mod fetch;
 mod optimistic;
+mod status;
 mod subscribe;
 
 mod suspense;

@@ -109,6 +109,7 @@ macro_rules! params {
 
 /// The names most programs need.
 pub mod prelude {
+    pub use crate::controller::ReadStatus;
     pub use crate::rest::{Resource, ResourceOptions, RestEndpoint};
     pub use crate::schema::{All, Collection, CollectionPolicy, Invalidate, ListSchema, Page, Push, Unshift, Values};
     pub use crate::store::{Cached, ExpiryStatus, Store};

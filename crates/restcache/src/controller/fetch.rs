@@ -41,6 +41,11 @@ impl Flight {
     pub(crate) fn key(&self) -> &str {
         &self.key
     }
+
+    /// The store epoch it started in; a reset since makes it one no read joins.
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch
+    }
 }
 
 /// A request whose URL and key are built: nothing can fail before it is sent.

@@ -8,6 +8,7 @@ mod builder;
 mod fetch;
 mod matcher;
 mod poll;
+mod status;
 mod subscribe;
 mod suspense;
 
@@ -23,6 +24,7 @@ use tokio::sync::watch;
 pub use builder::ControllerBuilder;
 pub use fetch::FetchRequest;
 pub use matcher::KeyMatcher;
+pub use status::ReadStatus;
 pub use subscribe::Subscription;
 
 use crate::error::Error;

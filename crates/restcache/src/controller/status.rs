@@ -1,0 +1,129 @@
+//! `status`: what a view can show for an endpoint and args right now (issue #24, item 2) —
+//! the Rust form of Data Client's `useDLE` and TanStack's `isFetching`.
+
+use std::any::TypeId;
+use std::sync::Arc;
+
+use reqwest::Method;
+use serde::Serialize;
+
+use super::Controller;
+use crate::error::Error;
+use crate::rest::RestEndpoint;
+use crate::schema::Schema;
+use crate::store::{ExpiryStatus, args_map};
+
+/// What a view can show for one endpoint and args: nothing yet, data, stale data being
+/// refetched, or an error (with the data the error policy keeps). Returned by
+/// [`Controller::status`].
+///
+/// ```
+/// use restcache::controller::ReadStatus;
+/// use restcache::prelude::*;
+///
+/// #[derive(Clone, Debug, Default, Entity)]
+/// struct Todo { #[entity(pk)] id: u64, title: String }
+///
+/// resource! {
+///     #[resource(path = "/todos/:id", schema = Todo)]
+///     pub struct TodoResource;
+/// }
+///
+/// fn render(status: ReadStatus<Todo>) -> String {
+///     match status {
+///         ReadStatus::Loading => "loading…".into(),
+///         ReadStatus::Ready(todo) => todo.title.clone(),
+///         ReadStatus::Fetching(todo) => format!("{} (refreshing)", todo.title),
+///         ReadStatus::Error { error, data: Some(todo) } => format!("{} ({error})", todo.title),
+///         ReadStatus::Error { error, data: None } => error.to_string(),
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let server = demo_api::DemoServer::start().await?;
+/// let ctrl = Controller::builder().base_url(server.base_url()).build()?;
+/// assert_eq!(render(ctrl.status(&TodoResource::get(), params! { id: 1 })?), "loading…");
+/// ctrl.suspense(&TodoResource::get(), params! { id: 1 }).await?;
+/// assert!(matches!(ctrl.status(&TodoResource::get(), params! { id: 1 })?, ReadStatus::Ready(_)));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub enum ReadStatus<T> {
+    /// Nothing to show yet: no usable data (or only data a hard error hides), and a GET is in
+    /// flight or a read would send one.
+    Loading,
+    /// Data to show, fresh or stale, with no refetch running.
+    Ready(Arc<T>),
+    /// Data to show (stale, or kept by a soft error) while a GET of the same URL refetches it.
+    Fetching(Arc<T>),
+    /// The last fetch failed within `error_expiry_length` (R-POL-2). `data` is the last data
+    /// when the error is soft ([`Error::is_soft`]), `None` when it is hard.
+    Error {
+        /// The error of the last fetch.
+        error: Error,
+        /// The data the error policy keeps showing, if any.
+        data: Option<Arc<T>>,
+    },
+}
+
+impl<T> Clone for ReadStatus<T> {
+    fn clone(&self) -> Self {
+        match self {
+            ReadStatus::Loading => ReadStatus::Loading,
+            ReadStatus::Ready(d) => ReadStatus::Ready(Arc::clone(d)),
+            ReadStatus::Fetching(d) => ReadStatus::Fetching(Arc::clone(d)),
+            ReadStatus::Error { error, data } => ReadStatus::Error {
+                error: error.clone(),
+                data: data.clone(),
+            },
+        }
+    }
+}
+
+impl Controller {
+    /// The [`ReadStatus`] of `ep` for `args`, from the cache (as [`get_response`](Self::get_response)
+    /// reads it) and whether a GET of that URL is in flight. Never sends a request; see
+    /// [`ReadStatus`] for an example.
+    ///
+    /// Only GET members are accepted (`Error::InvalidConfig` otherwise); args that do not fit
+    /// the path are the error `get_response` gives them (`Error::MissingParam`, say).
+    pub fn status<S: Schema, B, G>(
+        &self,
+        ep: &RestEndpoint<S, B, G>,
+        args: impl Serialize,
+    ) -> Result<ReadStatus<S::Output>, Error> {
+        let cfg = &ep.cfg;
+        if cfg.method != Method::GET {
+            let reason = format!(
+                "{} is a {} member; only GET members have a read status",
+                cfg.name, cfg.method
+            );
+            return Err(Error::InvalidConfig { reason });
+        }
+        let args = args_map(&args)?;
+        let key = cfg.key(&args)?;
+        let flight_key = (cfg.url(&args)?, TypeId::of::<S>());
+        // Flights, then the store: the order `start` takes them in.
+        let flights = self.inner.in_flight.lock();
+        let store = self.inner.store.lock();
+        // A flight from before a reset is not one a read would join (R-EXP-5).
+        let fetching = flights.get(&flight_key).is_some_and(|f| f.epoch() == store.epoch());
+        let read = store.get_response_with::<S>(&key, &args, cfg.invalid_if_stale)?;
+        drop(store);
+        drop(flights);
+        // What `suspense` would serve: usable data, unless a hard error hides it (R-POL-2).
+        let shown = read
+            .data
+            .filter(|_| read.status != ExpiryStatus::Invalid)
+            .filter(|_| read.error.as_ref().is_none_or(Error::is_soft));
+        Ok(match (shown, read.error) {
+            (Some(data), _) if fetching => ReadStatus::Fetching(data),
+            (None, _) if fetching => ReadStatus::Loading,
+            (data, Some(error)) => ReadStatus::Error { error, data },
+            (Some(data), None) => ReadStatus::Ready(data),
+            (None, None) => ReadStatus::Loading,
+        })
+    }
+}
