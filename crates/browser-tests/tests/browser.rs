@@ -254,10 +254,10 @@ async fn r_req_a_slow_response_does_not_block_the_page() {
     };
     let answered = select_first(fetch, ticking).await;
     assert_eq!(answered.unwrap()["ok"], true);
+    // A page blocked until the answer would have run none of them.
     assert!(
-        ticks.get() >= 5,
-        "the page's timers fired {} times in 400 ms",
-        ticks.get()
+        ticks.get() > 0,
+        "the page's timers never fired while the response was on its way"
     );
 }
 
