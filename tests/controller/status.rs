@@ -110,3 +110,112 @@ async fn r_status_of_a_mutation_or_bad_args_is_a_typed_error() {
     assert!(matches!(err, Error::MissingParam { .. }), "{err:?}");
     assert!(server.requests().is_empty());
 }
+
+/// The status a live view yields next, which must be `Ready`: its data.
+async fn next_ready(live: &mut restcache::controller::Subscription<Todo>) -> std::sync::Arc<Todo> {
+    match live.next_status().await {
+        Some(ReadStatus::Ready(data)) => data,
+        other => panic!("expected Ready, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn r_status_a_live_view_yields_loading_ready_fetching_ready_each_once() {
+    let (server, ctrl) = setup().await;
+    let get = todos().get();
+    let mut hold = server.hold("/todos/1");
+    let mut live = ctrl.subscribe(&get, params! { id: 1 });
+    assert!(matches!(live.next_status().await, Some(ReadStatus::Loading)));
+    let held = hold.arrived().await;
+    assert!(matches!(live.status(), ReadStatus::Loading));
+    assert!(live.try_next_status().is_none(), "still loading: nothing new to yield");
+    held.release();
+    let first = next_ready(&mut live).await;
+    assert!(live.try_next_status().is_none(), "no status arrives twice");
+    // Stale: a refetch shows the old data as Fetching, then the new data as Ready.
+    assert!(server.upsert_todo(json!({ "id": 1, "userId": "u1", "title": "refetched" })));
+    ctrl.expire_all(&get);
+    let mut hold = server.hold("/todos/1");
+    ctrl.refetch_stale();
+    loop {
+        match live.next_status().await {
+            Some(ReadStatus::Fetching(data)) => {
+                assert!(
+                    std::sync::Arc::ptr_eq(&data, &first),
+                    "the stale data, while refetching"
+                );
+                break;
+            }
+            Some(ReadStatus::Ready(data)) => assert!(std::sync::Arc::ptr_eq(&data, &first)),
+            other => panic!("expected Fetching, got {other:?}"),
+        }
+    }
+    hold.arrived().await.release();
+    assert_eq!(next_ready(&mut live).await.title, "refetched");
+    assert_eq!(hits(&server, "/todos/1"), 2);
+}
+
+#[tokio::test]
+async fn r_status_refetch_stale_refetches_stale_live_views_only() {
+    let (server, ctrl) = setup().await;
+    let get = todos().get();
+    let mut one = ctrl.subscribe(&get, params! { id: 1 });
+    let mut two = ctrl.subscribe(&get, params! { id: 2 });
+    one.next().await.unwrap().unwrap();
+    two.next().await.unwrap().unwrap();
+    ctrl.expire_all(&|key: &str| key.ends_with("/todos/1"));
+    assert!(server.upsert_todo(json!({ "id": 1, "userId": "u1", "title": "refetched" })));
+    let mut hold = server.hold("/todos/1");
+    ctrl.refetch_stale();
+    // Both refetches would be in flight by now: only the stale one is.
+    assert!(matches!(
+        ctrl.status(&get, params! { id: 1 }),
+        Ok(ReadStatus::Fetching(_))
+    ));
+    assert!(matches!(ctrl.status(&get, params! { id: 2 }), Ok(ReadStatus::Ready(_))));
+    hold.arrived().await.release();
+    assert_eq!(one.next().await.unwrap().unwrap().title, "refetched");
+    assert_eq!(hits(&server, "/todos/1"), 2);
+    assert_eq!(hits(&server, "/todos/2"), 1, "fresh data is not refetched");
+    // A view that was dropped is not refetched either.
+    drop(two);
+    ctrl.expire_all(&get);
+    ctrl.refetch_stale();
+    assert!(matches!(ctrl.status(&get, params! { id: 2 }), Ok(ReadStatus::Ready(_))));
+    assert_eq!(hits(&server, "/todos/2"), 1);
+}
+
+#[tokio::test]
+async fn r_status_coming_back_online_refetches_stale_live_views() {
+    let (server, ctrl) = setup().await;
+    let get = todos().get();
+    let mut live = ctrl.subscribe(&get, params! { id: 1 });
+    live.next().await.unwrap().unwrap();
+    ctrl.expire_all(&get);
+    assert!(server.upsert_todo(json!({ "id": 1, "userId": "u1", "title": "refetched" })));
+    let mut hold = server.hold("/todos/1");
+    ctrl.set_online(false);
+    assert!(matches!(ctrl.status(&get, params! { id: 1 }), Ok(ReadStatus::Ready(_))));
+    ctrl.set_online(true);
+    assert!(matches!(
+        ctrl.status(&get, params! { id: 1 }),
+        Ok(ReadStatus::Fetching(_))
+    ));
+    hold.arrived().await.release();
+    assert_eq!(live.next().await.unwrap().unwrap().title, "refetched");
+    assert_eq!(hits(&server, "/todos/1"), 2);
+}
+
+#[tokio::test]
+async fn r_status_a_refused_live_view_yields_its_error_once() {
+    let (_server, ctrl) = setup().await;
+    let mut live = ctrl.subscribe(&todos().update(), params! { id: 1 });
+    match live.next_status().await {
+        Some(ReadStatus::Error {
+            error: Error::InvalidConfig { .. },
+            data: None,
+        }) => {}
+        other => panic!("expected the refusal, got {other:?}"),
+    }
+    assert!(live.next_status().await.is_none());
+}

@@ -243,3 +243,47 @@ async fn r_sub_4_polling_follows_the_smallest_frequency_and_stops_with_the_last_
         "polls at their times, none after the last stream"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn r_sub_4_polling_pauses_while_offline_and_a_missed_poll_runs_when_back_online() {
+    let (server, ctrl) = setup_paused();
+    // As above: the paused clock moves only when the test advances it.
+    let spinner = tokio::spawn(async {
+        loop {
+            tokio::task::yield_now().await;
+        }
+    });
+    let t0 = Instant::now();
+    let polled = resource(ResourceOptions {
+        path: "/todos/:id".into(),
+        poll_frequency: Some(Duration::from_millis(1000)),
+        hooks: Some(Arc::new(VirtualTime(t0))),
+        ..Default::default()
+    });
+    let mut live = ctrl.subscribe(&polled.get(), params! { id: 1 });
+    live.next().await.unwrap().unwrap();
+    ctrl.set_online(false);
+    tokio::time::advance(Duration::from_secs(5)).await;
+    for _ in 0..100 {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(server.requests().len(), 1, "no poll while offline");
+    assert!(server.upsert_todo(json!({ "id": 1, "userId": "u1", "title": "back online" })));
+    ctrl.set_online(true);
+    assert_eq!(live.next().await.unwrap().unwrap().title, "back online");
+    assert!(server.upsert_todo(json!({ "id": 1, "userId": "u1", "title": "a period later" })));
+    tokio::time::advance(Duration::from_secs(1)).await;
+    assert_eq!(live.next().await.unwrap().unwrap().title, "a period later");
+    drop(live);
+    spinner.abort();
+    let starts: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.header("x-virtual-ms").unwrap_or("-").to_owned())
+        .collect();
+    assert_eq!(
+        starts,
+        ["0", "5000", "6000"],
+        "the missed poll at once, then every period"
+    );
+}

@@ -224,6 +224,9 @@ impl Controller {
             );
         }
         drop(flights);
+        if shared {
+            self.flights_changed();
+        }
 
         let started = Instant::now();
         let layer = self.add_layer::<S>(&req, id, started, epoch);
@@ -236,6 +239,8 @@ impl Controller {
                 if flights.get(&flight_key).is_some_and(|f| f.id == id) {
                     flights.remove(&flight_key);
                 }
+                drop(flights);
+                ctrl.flights_changed();
             }
             // Every waiter is resolved after the commit (R-FETCH-1 step 8).
             settle.send_replace(Some(result));

@@ -40,6 +40,12 @@ pub(crate) struct Inner {
     pub in_flight: Mutex<HashMap<fetch::FlightKey, fetch::Flight>>,
     /// Announces every change of the store to subscriptions.
     pub changes: watch::Sender<u64>,
+    /// Announces every GET that starts or stops being in flight, for read statuses.
+    pub flights_changed: watch::Sender<u64>,
+    /// How to refetch each live view when it is stale, by subscription id.
+    pub live: Mutex<HashMap<u64, subscribe::Revalidate>>,
+    /// Whether the network is up: polling pauses while it is not.
+    pub online: watch::Sender<bool>,
     /// Pollers, by key (R-SUB-4).
     pub pollers: Mutex<HashMap<String, poll::Poller>>,
     /// Ids of fetches, layers and subscriptions.
@@ -118,6 +124,9 @@ impl Controller {
                 http,
                 in_flight: Mutex::new(HashMap::new()),
                 changes: watch::channel(0).0,
+                flights_changed: watch::channel(0).0,
+                live: Mutex::new(HashMap::new()),
+                online: watch::channel(true).0,
                 pollers: Mutex::new(HashMap::new()),
                 next_id: AtomicU64::new(1),
                 next_placeholder: AtomicU64::new(1),
@@ -128,6 +137,77 @@ impl Controller {
     /// Tells subscriptions that the store changed.
     pub(crate) fn notify(&self) {
         self.inner.changes.send_modify(|v| *v = v.wrapping_add(1));
+    }
+
+    /// Tells read statuses that a GET started or stopped being in flight.
+    pub(crate) fn flights_changed(&self) {
+        self.inner.flights_changed.send_modify(|v| *v = v.wrapping_add(1));
+    }
+
+    /// Refetches, in the background, every live view ([`subscribe`](Self::subscribe)) whose
+    /// data is stale or expired; fresh ones send nothing. It is what a UI does when its window
+    /// regains focus or the network comes back. When it returns, each refetch is in flight (or
+    /// joined one already in flight), so [`status`](Self::status) shows it as `Fetching`.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use restcache::controller::ReadStatus;
+    /// # #[derive(Clone, Debug, Default, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let server = demo_api::DemoServer::start().await?;
+    /// # let ctrl = Controller::builder().base_url(server.base_url()).build()?;
+    /// # let todos = Resource::<Todo>::new(restcache::rest::ResourceOptions {
+    /// #     path: "/todos/:id".into(),
+    /// #     ..Default::default()
+    /// # })?;
+    /// let mut live = ctrl.subscribe(&todos.get(), params! { id: 1 });
+    /// live.next().await.unwrap()?;
+    /// ctrl.refetch_stale(); // fresh: nothing is sent
+    /// assert!(matches!(ctrl.status(&todos.get(), params! { id: 1 })?, ReadStatus::Ready(_)));
+    /// ctrl.expire_all(&todos.get());
+    /// ctrl.refetch_stale(); // stale: refetched
+    /// assert!(matches!(ctrl.status(&todos.get(), params! { id: 1 })?, ReadStatus::Fetching(_)));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn refetch_stale(&self) {
+        let live: Vec<subscribe::Revalidate> = self.inner.live.lock().values().cloned().collect();
+        for revalidate in live {
+            revalidate(self);
+        }
+    }
+
+    /// Tells the Controller whether the network is up (it assumes so until told otherwise).
+    /// While offline, polling pauses; coming back online resumes it (a poll that fell due
+    /// while offline runs at once) and calls [`refetch_stale`](Self::refetch_stale). The
+    /// browser bindings call it on the window's `online` and `offline` events.
+    ///
+    /// ```
+    /// let ctrl = restcache::Controller::new();
+    /// ctrl.set_online(false);
+    /// assert!(!ctrl.is_online());
+    /// ctrl.set_online(true);
+    /// assert!(ctrl.is_online());
+    /// ```
+    pub fn set_online(&self, online: bool) {
+        let changed = self
+            .inner
+            .online
+            .send_if_modified(|now| std::mem::replace(now, online) != online);
+        if changed && online {
+            self.refetch_stale();
+        }
+    }
+
+    /// Whether the Controller takes the network to be up; see [`set_online`](Self::set_online).
+    ///
+    /// ```
+    /// assert!(restcache::Controller::new().is_online());
+    /// ```
+    pub fn is_online(&self) -> bool {
+        *self.inner.online.borrow()
     }
 
     /// Sends `ep`'s request for `args`; awaiting it commits the response to the cache and
@@ -237,6 +317,7 @@ impl Controller {
         flights.retain(|_, flight| !forget(flight.key()));
         drop(flights);
         self.notify();
+        self.flights_changed();
         out
     }
 

@@ -83,8 +83,10 @@ impl Controller {
 
 /// The first poll is one period after the key was last written (at once if it never was);
 /// each later one a period after the previous one started. A new period applies from the last
-/// start: `max(now, T + period)`.
+/// start: `max(now, T + period)`. While the Controller is offline no poll starts; one that fell
+/// due meanwhile starts when it is back online.
 async fn poll_loop<S: Schema>(ctrl: Controller, req: Prepared, mut period: watch::Receiver<Duration>) {
+    let mut online = ctrl.inner.online.subscribe();
     let mut every = *period.borrow_and_update();
     let mut last_start: Option<Instant> = None;
     loop {
@@ -100,6 +102,13 @@ async fn poll_loop<S: Schema>(ctrl: Controller, req: Prepared, mut period: watch
                 every = *period.borrow_and_update();
             }
             () = rt::sleep_until(at) => {
+                if !*online.borrow_and_update() {
+                    // Paused: wait to be back online, then decide again.
+                    if online.wait_for(|up| *up).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
                 last_start = Some(Instant::now());
                 drop(ctrl.start::<S>(req.clone()));
             }

@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use reqwest::Method;
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 use super::Controller;
 use crate::error::Error;
-use crate::rest::RestEndpoint;
+use crate::rest::{EndpointConfig, RestEndpoint};
 use crate::schema::Schema;
 use crate::store::{ExpiryStatus, args_map};
 
@@ -68,6 +69,55 @@ pub enum ReadStatus<T> {
     },
 }
 
+impl<T> ReadStatus<T> {
+    /// Whether `self` and `other` show the same thing: the same variant with the same data
+    /// (the same `Arc`) and an equal error. A view re-renders only when this is false.
+    ///
+    /// ```
+    /// use restcache::controller::ReadStatus;
+    /// use std::sync::Arc;
+    ///
+    /// let data = Arc::new(1);
+    /// assert!(ReadStatus::Ready(Arc::clone(&data)).same(&ReadStatus::Ready(Arc::clone(&data))));
+    /// assert!(!ReadStatus::Ready(Arc::clone(&data)).same(&ReadStatus::Fetching(data)));
+    /// assert!(!ReadStatus::Ready(Arc::new(1)).same(&ReadStatus::Ready(Arc::new(1))));
+    /// ```
+    pub fn same(&self, other: &Self) -> bool {
+        let same_data = |a: &Option<Arc<T>>, b: &Option<Arc<T>>| match (a, b) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        match (self, other) {
+            (ReadStatus::Loading, ReadStatus::Loading) => true,
+            (ReadStatus::Ready(a), ReadStatus::Ready(b)) | (ReadStatus::Fetching(a), ReadStatus::Fetching(b)) => {
+                Arc::ptr_eq(a, b)
+            }
+            (ReadStatus::Error { error: e, data: d }, ReadStatus::Error { error: f, data: g }) => {
+                e == f && same_data(d, g)
+            }
+            _ => false,
+        }
+    }
+
+    /// The data to show, if any: that of `Ready` and `Fetching`, and what an `Error` keeps.
+    ///
+    /// ```
+    /// use restcache::controller::ReadStatus;
+    /// use std::sync::Arc;
+    ///
+    /// assert_eq!(ReadStatus::Fetching(Arc::new(7)).data().map(|n| **n), Some(7));
+    /// assert!(ReadStatus::<u8>::Loading.data().is_none());
+    /// ```
+    pub fn data(&self) -> Option<&Arc<T>> {
+        match self {
+            ReadStatus::Loading => None,
+            ReadStatus::Ready(d) | ReadStatus::Fetching(d) => Some(d),
+            ReadStatus::Error { data, .. } => data.as_ref(),
+        }
+    }
+}
+
 impl<T> Clone for ReadStatus<T> {
     fn clone(&self) -> Self {
         match self {
@@ -94,7 +144,15 @@ impl Controller {
         ep: &RestEndpoint<S, B, G>,
         args: impl Serialize,
     ) -> Result<ReadStatus<S::Output>, Error> {
-        let cfg = &ep.cfg;
+        self.read_status::<S>(&ep.cfg, &args_map(&args)?)
+    }
+
+    /// [`status`](Self::status) of an endpoint's config and args.
+    pub(crate) fn read_status<S: Schema>(
+        &self,
+        cfg: &EndpointConfig,
+        args: &Map<String, Value>,
+    ) -> Result<ReadStatus<S::Output>, Error> {
         if cfg.method != Method::GET {
             let reason = format!(
                 "{} is a {} member; only GET members have a read status",
@@ -102,15 +160,14 @@ impl Controller {
             );
             return Err(Error::InvalidConfig { reason });
         }
-        let args = args_map(&args)?;
-        let key = cfg.key(&args)?;
-        let flight_key = (cfg.url(&args)?, TypeId::of::<S>());
+        let key = cfg.key(args)?;
+        let flight_key = (cfg.url(args)?, TypeId::of::<S>());
         // Flights, then the store: the order `start` takes them in.
         let flights = self.inner.in_flight.lock();
         let store = self.inner.store.lock();
         // A flight from before a reset is not one a read would join (R-EXP-5).
         let fetching = flights.get(&flight_key).is_some_and(|f| f.epoch() == store.epoch());
-        let read = store.get_response_with::<S>(&key, &args, cfg.invalid_if_stale)?;
+        let read = store.get_response_with::<S>(&key, args, cfg.invalid_if_stale)?;
         drop(store);
         drop(flights);
         // What `suspense` would serve: usable data, unless a hard error hides it (R-POL-2).

@@ -14,14 +14,14 @@ use reqwest::Method;
 use serde::Serialize;
 use tokio::sync::watch;
 
-use super::Controller;
 use super::fetch::Prepared;
 use super::poll::PollGuard;
+use super::{Controller, ReadStatus};
 use crate::error::Error;
 use crate::rest::RestEndpoint;
 use crate::rt::{Spawner, Task};
 use crate::schema::Schema;
-use crate::store::args_map;
+use crate::store::{ExpiryStatus, args_map};
 
 /// What the subscription's task publishes: its latest item, numbered, and the store version
 /// it read it at.
@@ -36,6 +36,25 @@ struct State<T> {
 /// Resolves when the task publishes again: `false` once it never will.
 type Changed = Pin<Box<dyn Future<Output = bool> + Send + Sync>>;
 
+/// Refetches one live view's read in the background if its data is stale
+/// ([`Controller::refetch_stale`]).
+pub(crate) type Revalidate = Arc<dyn Fn(&Controller) + Send + Sync>;
+
+/// Reads one live view's [`ReadStatus`] now.
+type StatusOf<T> = Box<dyn Fn() -> ReadStatus<T> + Send + Sync>;
+
+/// A live view's entry in [`Controller::refetch_stale`]'s list; dropping it removes it.
+struct LiveGuard {
+    ctrl: Controller,
+    id: u64,
+}
+
+impl Drop for LiveGuard {
+    fn drop(&mut self) {
+        self.ctrl.inner.live.lock().remove(&self.id);
+    }
+}
+
 /// A live view of one read, from [`Controller::subscribe`]: it holds the latest state, like a
 /// watch channel. Dropping it ends the subscription (and its share of polling).
 ///
@@ -44,6 +63,9 @@ type Changed = Pin<Box<dyn Future<Output = bool> + Send + Sync>>;
 ///   (R-SUB-3).
 /// - [`current`](Self::current) reads the latest state at once, for rendering.
 /// - It is a [`Stream`] of the same items as `next`.
+/// - [`status`](Self::status) and [`next_status`](Self::next_status) tell loading, ready,
+///   fetching (stale data shown while a refetch runs) and error apart, with the same watch
+///   semantics.
 ///
 /// ```no_run
 /// # use restcache::prelude::*;
@@ -69,6 +91,13 @@ pub struct Subscription<T> {
     changed: Option<Changed>,
     task: Option<Task>,
     _poll: Option<PollGuard>,
+    status_of: StatusOf<T>,
+    /// What wakes [`next_status`](Self::next_status): store changes and flights starting or
+    /// stopping. `None` when nothing will change.
+    status_changes: Option<(watch::Receiver<u64>, watch::Receiver<u64>)>,
+    /// The last status yielded by `next_status`.
+    shown: Option<ReadStatus<T>>,
+    _live: Option<LiveGuard>,
 }
 
 impl<T> std::fmt::Debug for Subscription<T> {
@@ -131,6 +160,105 @@ impl<T: Send + Sync + 'static> Subscription<T> {
     /// ```
     pub fn current(&self) -> Option<Result<Arc<T>, Error>> {
         self.state.borrow().item.clone()
+    }
+
+    /// The read status now: loading, ready, fetching (stale data shown while a refetch runs)
+    /// or error with the data the error policy keeps, as [`Controller::status`] reads it.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use restcache::controller::ReadStatus;
+    /// # #[derive(Clone, Debug, Default, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let server = demo_api::DemoServer::start().await?;
+    /// # let ctrl = Controller::builder().base_url(server.base_url()).build()?;
+    /// # let todos = Resource::<Todo>::new(restcache::rest::ResourceOptions {
+    /// #     path: "/todos/:id".into(),
+    /// #     ..Default::default()
+    /// # })?;
+    /// let mut live = ctrl.subscribe(&todos.get(), params! { id: 1 });
+    /// assert!(matches!(live.status(), ReadStatus::Loading));
+    /// live.next().await.unwrap()?;
+    /// assert!(matches!(live.status(), ReadStatus::Ready(_)));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn status(&self) -> ReadStatus<T> {
+        (self.status_of)()
+    }
+
+    /// The next read status not yet seen, the newest one (for example `Loading`, then
+    /// `Ready`; `Fetching` when a stale read refetches, then `Ready` with the new data).
+    /// Statuses that came and went while the consumer was busy are skipped, and none arrives
+    /// twice ([`ReadStatus::same`]). `None` once it can no longer change (only for a request
+    /// the subscription refused).
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use restcache::controller::ReadStatus;
+    /// # #[derive(Clone, Debug, Default, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let server = demo_api::DemoServer::start().await?;
+    /// # let ctrl = Controller::builder().base_url(server.base_url()).build()?;
+    /// # let todos = Resource::<Todo>::new(restcache::rest::ResourceOptions {
+    /// #     path: "/todos/:id".into(),
+    /// #     ..Default::default()
+    /// # })?;
+    /// let mut live = ctrl.subscribe(&todos.get(), params! { id: 1 });
+    /// while let Some(status) = live.next_status().await {
+    ///     if let ReadStatus::Ready(todo) = status {
+    ///         assert_eq!(todo.title, "Todo 1");
+    ///         break;
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn next_status(&mut self) -> Option<ReadStatus<T>> {
+        loop {
+            if let Some(status) = self.try_next_status() {
+                return Some(status);
+            }
+            let (changes, flights) = self.status_changes.as_mut()?;
+            let open = tokio::select! {
+                changed = changes.changed() => changed.is_ok(),
+                changed = flights.changed() => changed.is_ok(),
+            };
+            if !open {
+                return None;
+            }
+        }
+    }
+
+    /// The newest read status not yet seen, if there is one now, without waiting.
+    ///
+    /// ```no_run
+    /// # use restcache::prelude::*;
+    /// # #[derive(Clone, Debug, Default, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # fn demo(ctrl: Controller, todos: Resource<Todo>) {
+    /// let mut live = ctrl.subscribe(&todos.get(), params! { id: 1 });
+    /// if let Some(status) = live.try_next_status() {
+    ///     println!("now showing: {:?}", status.data().map(|todo| todo.title.clone()));
+    /// }
+    /// # }
+    /// ```
+    pub fn try_next_status(&mut self) -> Option<ReadStatus<T>> {
+        if let Some((changes, flights)) = &mut self.status_changes {
+            // Seen before reading, so a change after the read wakes `next_status`.
+            changes.borrow_and_update();
+            flights.borrow_and_update();
+        }
+        let now = self.status();
+        if self.shown.as_ref().is_some_and(|shown| shown.same(&now)) {
+            return None;
+        }
+        self.shown = Some(now.clone());
+        Some(now)
     }
 
     /// The newest item not yet taken, if the task has caught up with every commit so far (or,
@@ -249,11 +377,15 @@ impl Controller {
         });
         let refused = |e: Error| {
             tx.send_replace(State {
-                item: Some(Err(e)),
+                item: Some(Err(e.clone())),
                 number: 1,
                 evaluated_at: 0,
             });
-            Subscription::new(state.clone(), None, None, None)
+            let status_of: StatusOf<S::Output> = Box::new(move || ReadStatus::Error {
+                error: e.clone(),
+                data: None,
+            });
+            Subscription::new(state.clone(), status_of)
         };
         let args = args_map(&args);
         let cfg = Arc::clone(&ep.cfg);
@@ -280,26 +412,56 @@ impl Controller {
         let poll = cfg
             .poll_frequency
             .map(|every| self.poll::<S>(&spawner, req.clone(), id, every));
-        let changes = self.inner.changes.subscribe();
-        let task = spawner.spawn(follow::<S>(self.clone(), req, tx));
-        Subscription::new(state, Some(changes), Some(task), poll)
+        let status_of: StatusOf<S::Output> = {
+            let (ctrl, req) = (self.clone(), req.clone());
+            Box::new(move || {
+                ctrl.read_status::<S>(&req.cfg, &req.args)
+                    .unwrap_or_else(|error| ReadStatus::Error { error, data: None })
+            })
+        };
+        self.inner.live.lock().insert(id, revalidate::<S>(req.clone()));
+        let live = LiveGuard { ctrl: self.clone(), id };
+        let mut sub = Subscription::new(state, status_of);
+        sub.changes = Some(self.inner.changes.subscribe());
+        sub.status_changes = Some((self.inner.changes.subscribe(), self.inner.flights_changed.subscribe()));
+        sub.task = Some(spawner.spawn(follow::<S>(self.clone(), req, tx)));
+        sub._poll = poll;
+        sub._live = Some(live);
+        sub
     }
 }
 
+/// Refetches `req` in the background when its data is stale, with no error recorded.
+fn revalidate<S: Schema>(req: Prepared) -> Revalidate {
+    Arc::new(move |ctrl: &Controller| {
+        let read = ctrl
+            .inner
+            .store
+            .lock()
+            .get_response_with::<S>(&req.key, &req.args, req.cfg.invalid_if_stale);
+        let stale = read.is_ok_and(|r| {
+            r.data.is_some() && r.error.is_none() && r.status != ExpiryStatus::Invalid && r.is_stale(Instant::now())
+        });
+        if stale {
+            drop(ctrl.start_read::<S>(req.clone()));
+        }
+    })
+}
+
 impl<T> Subscription<T> {
-    fn new(
-        state: watch::Receiver<State<T>>,
-        changes: Option<watch::Receiver<u64>>,
-        task: Option<Task>,
-        poll: Option<PollGuard>,
-    ) -> Self {
+    /// A subscription that follows nothing yet: the caller adds the task and its guards.
+    fn new(state: watch::Receiver<State<T>>, status_of: StatusOf<T>) -> Self {
         Subscription {
             state,
             taken: 0,
-            changes,
+            changes: None,
             changed: None,
-            task,
-            _poll: poll,
+            task: None,
+            _poll: None,
+            status_of,
+            status_changes: None,
+            shown: None,
+            _live: None,
         }
     }
 }
