@@ -134,6 +134,12 @@ impl Held {
         &self.request
     }
 
+    /// Resolves once the client has given up on the request: it closed the connection before
+    /// the answer, and the server dropped the request's handler.
+    pub async fn abandoned(&mut self) {
+        self.release.closed().await;
+    }
+
     /// Lets the request be handled.
     pub fn release(self) {
         // If the client went away, nobody is waiting any more; nothing to do.

@@ -201,8 +201,11 @@ fn listing(
         .cloned()
         .collect();
     drop(data);
-    let page = paginate(filter_exact(todos, params, &FILTERS), params)?;
-    Ok(Json(to_array(page)).into_response())
+    let matching = filter_exact(todos, params, &FILTERS);
+    // How many match before paging, as json-server tells it.
+    let total = matching.len();
+    let page = paginate(matching, params)?;
+    Ok(([("x-total-count", total.to_string())], Json(to_array(page))).into_response())
 }
 
 fn reading(shared: &Shared, user: Option<&str>, id: &str) -> Result<Response, ApiError> {
