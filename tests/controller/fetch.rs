@@ -120,21 +120,6 @@ async fn r_fetch_5_a_put_whose_response_omits_fields_resolves_to_their_cached_va
 }
 
 #[tokio::test]
-async fn r_fetch_4_dropping_the_future_does_not_cancel_the_request() {
-    let (server, ctrl) = setup().await;
-    let mut hold = server.hold("/todos/3");
-    let waiting = spawn_fetch(ctrl.fetch(&todos().get(), params! { id: 3 }));
-    let held = hold.arrived().await;
-    waiting.abort();
-    assert!(waiting.await.unwrap_err().is_cancelled());
-    held.release();
-    // A later read joins the request that is still in flight and sees its commit.
-    let todo = ctrl.suspense(&todos().get(), params! { id: 3 }).await.unwrap();
-    assert_eq!(todo.title, "Todo 3");
-    assert_eq!(hits(&server, "/todos/3"), 1);
-}
-
-#[tokio::test]
 async fn r_exp_5_reset_wins_over_a_fetch_in_flight() {
     let (server, ctrl) = setup().await;
     ctrl.fetch(&todos().get(), params! { id: 9 }).await.unwrap();

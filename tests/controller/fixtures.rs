@@ -38,10 +38,12 @@ fn controller(server: &DemoServer) -> Controller {
         .pool_idle_timeout(None)
         .build()
         .expect("client");
+    // Injected faults are one-shot: a retry would hide them. The retry tests build their own.
     Controller::builder()
         .base_url(server.base_url())
         .client(client)
         .timeout(None)
+        .retry(restcache::rest::Retry::never())
         .build()
         .expect("controller")
 }

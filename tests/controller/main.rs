@@ -4,10 +4,13 @@
 
 mod fixtures;
 
+mod aborts;
 mod deep_args;
 mod fetch;
+mod hooks;
 mod optimistic;
 mod status;
 mod subscribe;
+mod traces;
 
 mod suspense;

@@ -287,3 +287,31 @@ async fn r_sub_4_polling_pauses_while_offline_and_a_missed_poll_runs_when_back_o
         "the missed poll at once, then every period"
     );
 }
+
+#[tokio::test]
+async fn r_sub_3_a_live_view_of_data_that_expires_at_once_does_not_refetch_in_a_loop() {
+    let (server, ctrl) = setup().await;
+    let at_once = resource(ResourceOptions {
+        path: "/todos/:id".into(),
+        data_expiry_length: Some(Duration::ZERO),
+        ..Default::default()
+    });
+    let get = at_once.get();
+    let mut live = ctrl.subscribe(&get, params! { id: 1 });
+    live.next().await.unwrap().unwrap();
+    // An unrelated change: the view reads again, finds its data stale and refetches once.
+    assert!(server.upsert_todo(json!({ "id": 1, "userId": "u1", "title": "refetched" })));
+    let mut hold = server.hold("/todos/1");
+    retitle(&ctrl, 25, "elsewhere").await;
+    hold.arrived().await.release();
+    assert_eq!(live.next().await.unwrap().unwrap().title, "refetched");
+    // The commit of that refetch is the view's own: it starts no other.
+    assert!(
+        matches!(
+            ctrl.status(&get, params! { id: 1 }),
+            Ok(restcache::controller::ReadStatus::Ready(_))
+        ),
+        "a refetch is in flight again"
+    );
+    assert_eq!(hits(&server, "/todos/1"), 2);
+}

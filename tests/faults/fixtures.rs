@@ -54,7 +54,11 @@ pub fn client() -> restcache::reqwest::Client {
 /// paused clock idles while a request is on the wire; `configure` adds options (a timeout, for
 /// the tests of timeouts).
 pub fn controller(server: &DemoServer, configure: impl FnOnce(ControllerBuilder) -> ControllerBuilder) -> Controller {
-    let builder = Controller::builder().base_url(server.base_url()).client(client());
+    // Injected faults are one-shot: a retry would hide them. Tests of retries set their own.
+    let builder = Controller::builder()
+        .base_url(server.base_url())
+        .client(client())
+        .retry(restcache::rest::Retry::never());
     configure(builder.timeout(None)).build().expect("controller")
 }
 

@@ -1,6 +1,5 @@
 //! `Controller::builder()`.
 
-#[cfg(all(feature = "cookies", not(target_arch = "wasm32")))]
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,8 +7,8 @@ use reqwest::Url;
 
 use super::Controller;
 use crate::error::Error;
-use crate::rest::Credentials;
 use crate::rest::http::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, Http, Jar};
+use crate::rest::{Credentials, EndpointHooks, Retry};
 use crate::store::Store;
 
 /// Configures a [`Controller`].
@@ -36,6 +35,8 @@ pub struct ControllerBuilder {
     max_response_bytes: Option<u64>,
     credentials: Credentials,
     jar: Option<Jar>,
+    hooks: Option<Arc<dyn EndpointHooks>>,
+    retry: Option<Retry>,
 }
 
 impl std::fmt::Debug for ControllerBuilder {
@@ -46,6 +47,8 @@ impl std::fmt::Debug for ControllerBuilder {
             .field("max_response_bytes", &self.max_response_bytes)
             .field("credentials", &self.credentials)
             .field("cookies", &self.jar.is_some())
+            .field("hooks", &self.hooks.is_some())
+            .field("retry", &self.retry)
             .finish_non_exhaustive()
     }
 }
@@ -118,9 +121,67 @@ impl ControllerBuilder {
         self
     }
 
+    /// Hooks for every request of this Controller: a value built with the state it needs (a
+    /// token store, say). They run before each endpoint's own hooks: `request_init`, then
+    /// `headers`, then, on the response, `response` (see [`EndpointHooks`]).
+    ///
+    /// ```
+    /// use restcache::Controller;
+    /// use restcache::rest::{BoxFuture, EndpointHooks};
+    /// use restcache::rest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+    /// use std::sync::{Arc, RwLock};
+    ///
+    /// /// The token the app's login flow keeps up to date.
+    /// struct Auth(Arc<RwLock<String>>);
+    ///
+    /// impl EndpointHooks for Auth {
+    ///     fn headers(&self, mut headers: HeaderMap) -> BoxFuture<'_, Result<HeaderMap, restcache::Error>> {
+    ///         let token = format!("Bearer {}", self.0.read().unwrap());
+    ///         Box::pin(async move {
+    ///             if let Ok(value) = HeaderValue::from_str(&token) {
+    ///                 headers.insert(AUTHORIZATION, value);
+    ///             }
+    ///             Ok(headers)
+    ///         })
+    ///     }
+    /// }
+    ///
+    /// let token = Arc::new(RwLock::new(String::from("signed-in")));
+    /// let ctrl = Controller::builder().hooks(Auth(Arc::clone(&token))).build()?;
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
+    pub fn hooks(mut self, hooks: impl EndpointHooks) -> Self {
+        self.hooks = Some(Arc::new(hooks));
+        self
+    }
+
+    /// How GETs are retried when their endpoint sets no policy (default [`Retry::default`]:
+    /// two retries with exponential backoff and jitter); `Retry::never()` turns retries off.
+    /// Mutations are retried only when their endpoint asks ([`Retry`] says why). A policy that
+    /// makes no sense (a zero delay, more than [`MAX_RETRIES`](crate::rest::MAX_RETRIES)) is
+    /// refused by [`build`](Self::build).
+    ///
+    /// ```
+    /// use restcache::Controller;
+    /// use restcache::rest::Retry;
+    /// use std::time::Duration;
+    ///
+    /// let eager = Controller::builder().retry(Retry::new(4, Duration::from_millis(100))).build()?;
+    /// let once = Controller::builder().retry(Retry::never()).build()?;
+    /// assert!(Controller::builder().retry(Retry::new(1, Duration::ZERO)).build().is_err());
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
+    pub fn retry(mut self, policy: Retry) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
     /// Builds the Controller. A `base_url` that is not an absolute http(s) URL, a zero
-    /// timeout, or a client that cannot be built is `Error::InvalidConfig`.
+    /// timeout, a retry policy that makes no sense, or a client that cannot be built is
+    /// `Error::InvalidConfig`.
     pub fn build(self) -> Result<Controller, Error> {
+        let retry = self.retry.unwrap_or_default();
+        retry.check()?;
         let timeout = self.timeout.unwrap_or(Some(DEFAULT_TIMEOUT));
         if timeout == Some(Duration::ZERO) {
             return Err(Error::InvalidConfig {
@@ -151,6 +212,8 @@ impl ControllerBuilder {
             max_response_bytes: self.max_response_bytes.unwrap_or(DEFAULT_MAX_RESPONSE_BYTES),
             credentials: self.credentials,
             jar: self.jar,
+            hooks: self.hooks,
+            retry,
         };
         Ok(Controller::from_parts(Store::new(), http))
     }

@@ -4,28 +4,51 @@ use std::any::{Any, TypeId};
 use std::future::IntoFuture;
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::rt::Instant;
 use reqwest::Method;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
+use tracing::Instrument;
+use tracing::field::Empty;
 
 use super::Controller;
 use crate::bounded_value::{self, Refused};
 use crate::error::Error;
 use crate::rest::http::Outgoing;
-use crate::rest::{BoxFuture, EndpointConfig, RestEndpoint};
+use crate::rest::{BoxFuture, EndpointConfig, ResponseHead, RestEndpoint};
 use crate::rt::Spawner;
 use crate::schema::Schema;
 use crate::store::{Detached, ExpiryStatus, Layer, LayerSpec, Store, WriteOptions};
 
-/// What a fetch settles with: the value it described, type-erased, or its error.
-pub(crate) type Outcome = Result<Arc<dyn Any + Send + Sync>, Error>;
+/// What a fetch settles with: the value it described, type-erased, and the head of the
+/// response (none when the cache answered), or its error.
+pub(crate) type Outcome = Result<Settled, Error>;
+
+/// A fetch's value, type-erased, and the response it came from.
+#[derive(Clone)]
+pub(crate) struct Settled {
+    pub value: Arc<dyn Any + Send + Sync>,
+    pub head: Option<Arc<ResponseHead>>,
+}
+
+/// Where a fetch's outcome appears.
+type Settle = watch::Sender<Option<Outcome>>;
 
 /// GETs are shared by request URL and schema type (R-FETCH-2).
 pub(crate) type FlightKey = (String, TypeId);
+
+/// Who starts or joins a fetch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reader {
+    /// A caller that awaits the outcome: when the last such caller of a GET is dropped, the GET
+    /// is aborted.
+    Waits,
+    /// A background refetch or a poll: nobody awaits it, and the GET runs to its end.
+    Detached,
+}
 
 /// A GET in flight that later identical GETs join.
 pub(crate) struct Flight {
@@ -33,10 +56,19 @@ pub(crate) struct Flight {
     epoch: u64,
     /// The request key it will write.
     key: String,
-    outcome: watch::Receiver<Option<Outcome>>,
+    settle: Arc<Settle>,
+    /// Set once a detached reader shares the flight: it is then never abandoned.
+    detached: Arc<AtomicBool>,
+    /// Aborts the request (on `reset`).
+    cancel: Arc<Notify>,
 }
 
 impl Flight {
+    /// Aborts the request at once; its readers get `Error::Reset`.
+    pub(crate) fn cancel(&self) {
+        self.cancel.notify_one();
+    }
+
     /// The request key it will write.
     pub(crate) fn key(&self) -> &str {
         &self.key
@@ -145,50 +177,129 @@ impl<S: Schema, B> IntoFuture for FetchRequest<S, B> {
         } = self;
         Box::pin(async move {
             let req = Prepared::new(cfg, args?, body.transpose()?)?;
-            settled::<S>(ctrl.start::<S>(req)).await
+            settled::<S>(ctrl.start::<S>(req, Reader::Waits))
+                .await
+                .map(|(data, _)| data)
         })
     }
 }
 
-/// Waits for a fetch to settle and takes its value back as `S::Output`.
-pub(crate) async fn settled<S: Schema>(mut outcome: watch::Receiver<Option<Outcome>>) -> Result<Arc<S::Output>, Error> {
+impl<S: Schema, B> FetchRequest<S, B> {
+    /// Resolves to the data and the head of the response it came from: its status and
+    /// headers (`X-Total-Count`, `Link`, …). A GET that joined one in flight gets that
+    /// response's head.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # #[derive(Clone, Debug, Default, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let server = demo_api::DemoServer::start().await?;
+    /// # let ctrl = Controller::builder().base_url(server.base_url()).build()?;
+    /// let todos = Resource::<Todo>::new(restcache::rest::ResourceOptions {
+    ///     path: "/todos/:id".into(),
+    ///     ..Default::default()
+    /// })?;
+    /// let page = ctrl.fetch(&todos.get_list(), params! { userId: "u1" }).with_response().await?;
+    /// assert_eq!(page.head().status(), restcache::reqwest::StatusCode::OK);
+    /// let total = page.head().headers().get("x-total-count").and_then(|v| v.to_str().ok());
+    /// assert_eq!(total, Some(page.data().len().to_string().as_str()));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_response(self) -> BoxFuture<'static, Result<FetchResponse<S::Output>, Error>> {
+        let FetchRequest {
+            ctrl, cfg, args, body, ..
+        } = self;
+        Box::pin(async move {
+            let req = Prepared::new(cfg, args?, body.transpose()?)?;
+            let (data, head) = settled::<S>(ctrl.start::<S>(req, Reader::Waits)).await?;
+            let head = head.ok_or_else(|| Error::InvalidConfig {
+                reason: "a fetch settled without a response".into(),
+            })?;
+            Ok(FetchResponse { data, head })
+        })
+    }
+}
+
+/// A fetch's data with the head of the response it came from, from
+/// [`FetchRequest::with_response`].
+#[derive(Debug)]
+pub struct FetchResponse<T> {
+    data: Arc<T>,
+    head: Arc<ResponseHead>,
+}
+
+impl<T> FetchResponse<T> {
+    /// The data, as the cache shows it after the commit (as `fetch` resolves to).
+    pub fn data(&self) -> &Arc<T> {
+        &self.data
+    }
+
+    /// The response's status, headers and URL.
+    pub fn head(&self) -> &ResponseHead {
+        &self.head
+    }
+
+    /// The data, and the head.
+    pub fn into_parts(self) -> (Arc<T>, Arc<ResponseHead>) {
+        (self.data, self.head)
+    }
+}
+
+/// Waits for a fetch to settle and takes its value back as `S::Output`, with the response's
+/// head.
+pub(crate) async fn settled<S: Schema>(
+    mut outcome: watch::Receiver<Option<Outcome>>,
+) -> Result<(Arc<S::Output>, Option<Arc<ResponseHead>>), Error> {
     let value = match outcome.wait_for(Option::is_some).await {
         Ok(v) => v.clone(),
         // The task was cancelled before it settled (R-FETCH-4).
         Err(_) => None,
     };
-    let value = value.ok_or(Error::Aborted)??;
-    value.downcast::<S::Output>().map_err(|_| Error::InvalidConfig {
+    let Settled { value, head } = value.ok_or(Error::Aborted)??;
+    let value = value.downcast::<S::Output>().map_err(|_| Error::InvalidConfig {
         reason: "a shared fetch settled with another type".into(),
-    })
+    })?;
+    Ok((value, head))
 }
 
 impl Controller {
     /// Starts `req` on a task the Controller owns, or joins the same GET in flight (R-FETCH-2),
     /// and returns where its outcome will appear.
-    pub(crate) fn start<S: Schema>(&self, req: Prepared) -> watch::Receiver<Option<Outcome>> {
-        self.start_unless::<S>(req, |_, _| None)
+    pub(crate) fn start<S: Schema>(&self, req: Prepared, reader: Reader) -> watch::Receiver<Option<Outcome>> {
+        self.start_unless::<S>(req, reader, |_, _| None)
     }
 
     /// [`start`](Self::start) for a read that found the cache unusable: if a request committed
     /// fresh data since, that answers instead. The cache is read under the lock that joins or
     /// registers requests in flight, and a request leaves it only after its commit, so a read
     /// that misses the request in flight finds its data (R-FETCH-2).
-    pub(crate) fn start_read<S: Schema>(&self, req: Prepared) -> watch::Receiver<Option<Outcome>> {
-        self.start_unless::<S>(req, |store, req| {
+    pub(crate) fn start_read<S: Schema>(&self, req: Prepared, reader: Reader) -> watch::Receiver<Option<Outcome>> {
+        self.start_unless::<S>(req, reader, |store, req| {
             let r = store
                 .get_response_with::<S>(&req.key, &req.args, req.cfg.invalid_if_stale)
                 .ok()?;
             let fresh = r.status != ExpiryStatus::Invalid && r.error.is_none() && !r.is_stale(Instant::now());
             let data = r.data.filter(|_| fresh)?;
-            Some(Ok(data as Arc<dyn Any + Send + Sync>))
+            Some(Ok(Settled {
+                value: data as Arc<dyn Any + Send + Sync>,
+                head: None,
+            }))
         })
     }
 
     /// [`start`](Self::start), unless `cached` answers from the store first.
+    ///
+    /// A GET whose every awaiting reader is dropped is aborted (unless a detached reader shares
+    /// it): nothing is written, and the next read sends a request of its own. A mutation is
+    /// never aborted: it may have reached the server already, and only its answer tells the
+    /// cache what it did.
     fn start_unless<S: Schema>(
         &self,
         req: Prepared,
+        reader: Reader,
         cached: impl FnOnce(&Store, &Prepared) -> Option<Outcome>,
     ) -> watch::Receiver<Option<Outcome>> {
         let spawner = match Spawner::current() {
@@ -203,7 +314,11 @@ impl Controller {
             let store = inner.store.lock();
             let epoch = store.epoch();
             if shared && let Some(f) = flights.get(&flight_key).filter(|f| f.epoch == epoch) {
-                return f.outcome.clone();
+                if reader == Reader::Detached {
+                    f.detached.store(true, Ordering::Relaxed);
+                }
+                // Joined under the lock `abandoned` checks the readers under.
+                return f.settle.subscribe();
             }
             if let Some(answer) = cached(&store, &req) {
                 return watch::channel(Some(answer)).1;
@@ -212,6 +327,9 @@ impl Controller {
         };
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (settle, outcome) = watch::channel(None);
+        let settle = Arc::new(settle);
+        let detached = Arc::new(AtomicBool::new(reader == Reader::Detached || !shared));
+        let cancel = Arc::new(Notify::new());
         if shared {
             flights.insert(
                 flight_key.clone(),
@@ -219,7 +337,9 @@ impl Controller {
                     id,
                     epoch,
                     key: req.key.clone(),
-                    outcome: outcome.clone(),
+                    settle: Arc::clone(&settle),
+                    detached: Arc::clone(&detached),
+                    cancel: Arc::clone(&cancel),
                 },
             );
         }
@@ -231,9 +351,16 @@ impl Controller {
         let started = Instant::now();
         let layer = self.add_layer::<S>(&req, id, started, epoch);
         let ctrl = self.clone();
-        // Dropping the task's handle leaves it running: a fetch is not cancelled (R-FETCH-4).
+        // Dropping the task's handle leaves it running: it ends by itself (R-FETCH-4).
         drop(spawner.spawn(async move {
-            let result = ctrl.execute::<S>(&req, started, epoch, layer).await;
+            let result = tokio::select! {
+                result = ctrl.execute::<S>(&req, started, epoch, layer) => result,
+                () = cancel.notified() => Err(Error::Reset),
+                () = ctrl.abandoned(&flight_key, id, &settle, &detached) => {
+                    tracing::debug!(url = %req.url, key = %req.key, "aborted: no reader awaits it any more");
+                    return;
+                }
+            };
             if shared {
                 let mut flights = ctrl.inner.in_flight.lock();
                 if flights.get(&flight_key).is_some_and(|f| f.id == id) {
@@ -246,6 +373,27 @@ impl Controller {
             settle.send_replace(Some(result));
         }));
         outcome
+    }
+
+    /// Resolves once nobody awaits the GET `id` any more, after taking it out of the flights:
+    /// never for a mutation or a GET a detached reader shares. Readers join under the flights'
+    /// lock, so none can join after the last one left.
+    async fn abandoned(&self, flight_key: &FlightKey, id: u64, settle: &Settle, detached: &AtomicBool) {
+        loop {
+            settle.closed().await;
+            if detached.load(Ordering::Relaxed) {
+                return std::future::pending().await;
+            }
+            let mut flights = self.inner.in_flight.lock();
+            if settle.receiver_count() == 0 {
+                if flights.get(flight_key).is_some_and(|f| f.id == id) {
+                    flights.remove(flight_key);
+                }
+                drop(flights);
+                self.flights_changed();
+                return;
+            }
+        }
     }
 
     /// R-FETCH-1 step 3: the optimistic layer of a mutation, from the moment it starts. None if
@@ -282,10 +430,25 @@ impl Controller {
         let out = Outgoing {
             cfg: &req.cfg,
             url: &req.url,
-            body: req.body.clone(),
+            body: req.body.as_ref(),
             ignore_body,
         };
-        let sent = self.inner.http.send(out).await;
+        // One span per request, with what it did: status, rows written, duration.
+        let span = tracing::debug_span!(
+            "fetch",
+            method = %req.cfg.method,
+            url = %req.url,
+            key = %req.key,
+            status = Empty,
+            error = Empty,
+            rows = Empty,
+            duration_ms = Empty,
+        );
+        let sent = self.inner.http.send(out).instrument(span.clone()).await;
+        match &sent {
+            Ok(fetched) => span.record("status", fetched.head.status.as_u16()),
+            Err(e) => span.record("status", e.status().map(|s| s.as_u16())),
+        };
         // A read is ordered by when it started; a mutation by when its answer arrived, so that
         // no read that was in flight alongside it, whatever it saw, overrides its effect
         // (R-NORM-7).
@@ -308,6 +471,7 @@ impl Controller {
             let detached = Store::normalize_fetched::<S>(&req.key, &write_args, &fetched.bytes, opts, &syntax);
             (fetched, detached)
         });
+        let rolled_back;
         let outcome = {
             let mut store = self.inner.store.lock();
             if store.epoch() != epoch {
@@ -316,20 +480,28 @@ impl Controller {
             }
             let written = normalized.and_then(|(fetched, detached)| {
                 match detached {
-                    Detached::Ready(n) => store.commit_fetched::<S>(&req.key, &write_args, n, opts, layer),
+                    Detached::Ready(n) => {
+                        span.record("rows", n.rows());
+                        store.commit_fetched::<S>(&req.key, &write_args, n, opts, layer)
+                    }
                     Detached::Failed(e) => store.check_schema::<S>().and(Err(e)),
                     Detached::NeedsTables => {
                         let syntax = |e| fetched.syntax_error(e);
                         store.write_fetched::<S>(&req.key, &write_args, &fetched.bytes, opts, layer, &syntax)
                     }
                 }
+                .map(|value| (value, fetched.head.clone()))
                 .map_err(|e| fetched.blame(e).with_url(&req.url))
             });
+            rolled_back = layer.is_some() && written.is_err();
             match written {
-                Ok(Some(value)) => Ok(value as Arc<dyn Any + Send + Sync>),
+                Ok((Some(value), head)) => Ok(Settled {
+                    value: value as Arc<dyn Any + Send + Sync>,
+                    head: Some(Arc::new(head)),
+                }),
                 // Committed, but what it wrote reads as invalid now (R-FETCH-5): not a failure
                 // of the key.
-                Ok(None) => Err(Error::Invalidated { key: req.key.clone() }),
+                Ok((None, _)) => Err(Error::Invalidated { key: req.key.clone() }),
                 Err(e) => {
                     store.fail(&req.key, ordered_at, e.clone(), req.cfg.error_expiry, layer);
                     Err(e)
@@ -337,6 +509,16 @@ impl Controller {
             }
         };
         self.notify();
+        if layer.is_some() {
+            match (&outcome, rolled_back) {
+                (Err(e), true) => tracing::debug!(key = %req.key, error = %e, "optimistic update rolled back"),
+                _ => tracing::debug!(key = %req.key, "optimistic update committed"),
+            }
+        }
+        if let Err(e) = &outcome {
+            span.record("error", tracing::field::display(e));
+        }
+        span.record("duration_ms", started.elapsed().as_millis() as u64);
         outcome
     }
 }

@@ -22,7 +22,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 pub use builder::ControllerBuilder;
-pub use fetch::FetchRequest;
+pub use fetch::{FetchRequest, FetchResponse};
 pub use matcher::KeyMatcher;
 pub use status::ReadStatus;
 pub use subscribe::Subscription;
@@ -174,6 +174,7 @@ impl Controller {
     /// ```
     pub fn refetch_stale(&self) {
         let live: Vec<subscribe::Revalidate> = self.inner.live.lock().values().cloned().collect();
+        tracing::debug!(views = live.len(), "refetching stale live views");
         for revalidate in live {
             revalidate(self);
         }
@@ -213,9 +214,19 @@ impl Controller {
     /// Sends `ep`'s request for `args`; awaiting it commits the response to the cache and
     /// resolves to the cache's view of what the response wrote, read right after the commit
     /// (R-FETCH-1, R-FETCH-5): a field the response omitted shows its cached value, and what a
-    /// newer write changed shows as it now stands (`Error::Invalidated` if a newer delete won). GETs already in flight
-    /// for the same URL are joined; the request runs on a task the Controller owns, so dropping
-    /// the future does not cancel it. Add a body with [`FetchRequest::body`].
+    /// newer write changed shows as it now stands (`Error::Invalidated` if a newer delete won).
+    /// GETs already in flight for the same URL are joined. Add a body with
+    /// [`FetchRequest::body`], and get the response's headers with
+    /// [`FetchRequest::with_response`].
+    ///
+    /// The request runs on a task the Controller owns. A GET is aborted when every future
+    /// awaiting it (this one, joined fetches and reads) has been dropped, unless a background
+    /// refetch or a poll shares it. Dropping a mutation's future does not abort it: the request
+    /// may already have reached the server, and only its answer tells the cache what changed,
+    /// so it runs to its end and commits (or rolls back its optimistic update).
+    ///
+    /// GETs are retried after failures that may pass, as [`Retry`](crate::rest::Retry) says;
+    /// mutations only when their endpoint sets a policy.
     ///
     /// Redirects are followed as the Fetch standard says, up to 10: 301 and 302 keep every
     /// method but POST, 307 and 308 keep all, with their bodies. A mutation that a redirect would
@@ -281,6 +292,7 @@ impl Controller {
     pub fn invalidate<S: Schema, B, G>(&self, ep: &RestEndpoint<S, B, G>, args: impl Serialize) -> Result<(), Error> {
         let key = ep.key(&args)?;
         self.change_and_forget_flights(|k| k == key, |store| store.invalidate(&key));
+        tracing::debug!(%key, "invalidated");
         Ok(())
     }
 
@@ -288,7 +300,9 @@ impl Controller {
     /// reads of the keys it selects do not join a GET already in flight.
     pub fn invalidate_all(&self, matcher: &impl KeyMatcher) -> usize {
         let matches = |k: &str| matcher.matches(k);
-        self.change_and_forget_flights(matches, |store| store.invalidate_all(matches))
+        let count = self.change_and_forget_flights(matches, |store| store.invalidate_all(matches));
+        tracing::debug!(count, "invalidated the keys a matcher selects");
+        count
     }
 
     /// Marks every key the matcher selects as expired (R-EXP-4): the next read serves the
@@ -296,14 +310,20 @@ impl Controller {
     /// the key is still in flight. Returns how many.
     pub fn expire_all(&self, matcher: &impl KeyMatcher) -> usize {
         let matches = |k: &str| matcher.matches(k);
-        self.change_and_forget_flights(matches, |store| store.expire_all(matches))
+        let count = self.change_and_forget_flights(matches, |store| store.expire_all(matches));
+        tracing::debug!(count, "expired the keys a matcher selects");
+        count
     }
 
     /// Clears the cache (entities, results, meta, optimistic layers). Fetches in flight resolve
-    /// with `Error::Reset` and write nothing, and no later read joins them; subscriptions stay
-    /// open (R-EXP-5).
+    /// with `Error::Reset` and write nothing, and no later read joins them: GETs are aborted at
+    /// once, mutations when their answer comes. Subscriptions stay open (R-EXP-5).
     pub fn reset(&self) {
+        for flight in self.inner.in_flight.lock().values() {
+            flight.cancel();
+        }
         self.change_and_forget_flights(|_| true, Store::clear);
+        tracing::debug!("reset: the cache is empty and GETs in flight are aborted");
     }
 
     /// Changes the store and, in the same step, forgets the GETs in flight whose key `forget`

@@ -6,7 +6,7 @@ use crate::rt::Instant;
 use tokio::sync::watch;
 
 use super::Controller;
-use super::fetch::Prepared;
+use super::fetch::{Prepared, Reader};
 use crate::rt::{self, Spawner, Task};
 use crate::schema::Schema;
 
@@ -110,7 +110,7 @@ async fn poll_loop<S: Schema>(ctrl: Controller, req: Prepared, mut period: watch
                     continue;
                 }
                 last_start = Some(Instant::now());
-                drop(ctrl.start::<S>(req.clone()));
+                drop(ctrl.start::<S>(req.clone(), Reader::Detached));
             }
         }
     }

@@ -14,7 +14,7 @@ use reqwest::Method;
 use serde::Serialize;
 use tokio::sync::watch;
 
-use super::fetch::Prepared;
+use super::fetch::{Prepared, Reader};
 use super::poll::PollGuard;
 use super::{Controller, ReadStatus};
 use crate::error::Error;
@@ -443,7 +443,7 @@ fn revalidate<S: Schema>(req: Prepared) -> Revalidate {
             r.data.is_some() && r.error.is_none() && r.status != ExpiryStatus::Invalid && r.is_stale(Instant::now())
         });
         if stale {
-            drop(ctrl.start_read::<S>(req.clone()));
+            drop(ctrl.start_read::<S>(req.clone(), Reader::Detached));
         }
     })
 }
@@ -475,7 +475,8 @@ async fn follow<S: Schema>(ctrl: Controller, req: Prepared, tx: watch::Sender<St
     loop {
         let version = *changes.borrow_and_update();
         let (item, fetched) = ctrl.suspend::<S>(&req.cfg, &req.args, may_fetch).await;
-        // Never start a fetch because of the commit of our own fetch.
+        // Never start a fetch because of the commit of our own fetch (waited for or started in
+        // the background): data that expires at once would be refetched without end.
         may_fetch = !fetched;
         let written = ctrl.inner.store.lock().meta(&req.key).map(|m| m.written_at);
         let new = !last.as_ref().is_some_and(|l| l.same(&item, written));

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::Controller;
-use super::fetch::{Prepared, settled};
+use super::fetch::{Prepared, Reader, settled};
 use crate::error::Error;
 use crate::rest::{EndpointConfig, RestEndpoint};
 use crate::schema::Schema;
@@ -38,8 +38,9 @@ impl Controller {
         self.suspend::<S>(&ep.cfg, &args, true).await.0
     }
 
-    /// The algorithm of R-SUS-1. With `may_fetch` false it never waits for a fetch (the data
-    /// must be usable as it is). Also returns whether it waited for a fetch.
+    /// The algorithm of R-SUS-1. With `may_fetch` false it never starts a fetch (the data
+    /// must be usable as it is). Also returns whether it waited for a fetch or started one in
+    /// the background.
     pub(crate) async fn suspend<S: Schema>(
         &self,
         cfg: &Arc<EndpointConfig>,
@@ -83,7 +84,9 @@ impl Controller {
                         return (Err(Error::Invalidated { key }), waited);
                     }
                     let fetch = match prepared {
-                        Ok(req) => settled::<S>(self.start_read::<S>(req)).await,
+                        Ok(req) => settled::<S>(self.start_read::<S>(req, Reader::Waits))
+                            .await
+                            .map(|(data, _)| data),
                         Err(e) => Err(e),
                     };
                     waited = true;
@@ -95,7 +98,9 @@ impl Controller {
                 }
                 // Background revalidation: only its outcome is recorded.
                 if let Ok(req) = prepared {
-                    drop(self.start_read::<S>(req));
+                    tracing::trace!(%key, "stale: served, and refetched in the background");
+                    drop(self.start_read::<S>(req, Reader::Detached));
+                    waited = true;
                 }
             }
             if let Some(e) = r.error

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::hooks::{DefaultHooks, EndpointHooks};
+use super::retry::Retry;
 use crate::error::Error;
 use crate::schema::{CollectionPolicy, ListSchema, Page, Push, Schema, Unshift};
 use crate::store::{DEFAULT_DATA_EXPIRY, DEFAULT_ERROR_EXPIRY, args_map};
@@ -75,6 +76,9 @@ pub struct EndpointOptions {
     pub invalid_if_stale: Option<bool>,
     /// Polling period while subscribed.
     pub poll_frequency: Option<Duration>,
+    /// How this member's requests are retried, instead of the Controller's policy for GETs
+    /// and none for mutations (see [`Retry`]).
+    pub retry: Option<Retry>,
     /// The member's name, for tracing.
     pub name: Option<String>,
 }
@@ -92,6 +96,7 @@ impl fmt::Debug for EndpointOptions {
             .field("error_expiry_length", &self.error_expiry_length)
             .field("invalid_if_stale", &self.invalid_if_stale)
             .field("poll_frequency", &self.poll_frequency)
+            .field("retry", &self.retry)
             .field("name", &self.name)
             .finish()
     }
@@ -116,6 +121,8 @@ pub(crate) struct EndpointConfig {
     /// This member's optimistic transform.
     pub transform: Option<Optimistic>,
     pub hooks: Arc<dyn EndpointHooks>,
+    /// This member's retry policy; `None` for the Controller's (GETs) or none (mutations).
+    pub retry: Option<Retry>,
     /// A run-time `non_filter_argument_keys` / collection policy.
     pub policy: Option<Arc<dyn CollectionPolicy>>,
     pub pattern: KeyPattern,
@@ -157,6 +164,7 @@ impl EndpointConfig {
             optimistic: false,
             transform: None,
             hooks: Arc::new(DefaultHooks),
+            retry: None,
             policy: None,
             pattern,
         }
@@ -203,6 +211,10 @@ impl EndpointConfig {
                 });
             }
             c.poll_frequency = Some(p);
+        }
+        if let Some(r) = opts.retry {
+            r.check()?;
+            c.retry = Some(r);
         }
         if let Some(n) = &opts.name {
             c.name.clone_from(n);
@@ -388,6 +400,35 @@ impl<S: Schema, B, G> RestEndpoint<S, B, G> {
     /// seed's `extend`). The optimistic transform is kept.
     pub fn extend(&self, opts: EndpointOptions) -> Result<Self, Error> {
         Ok(Self::from_config(self.cfg.apply(&opts)?))
+    }
+
+    /// The same endpoint with `hooks` instead of its own: a value built with whatever state
+    /// it needs (see [`EndpointHooks`]).
+    ///
+    /// ```
+    /// use restcache::prelude::*;
+    /// use restcache::rest::{EndpointHooks, RequestInit, RestEndpoint};
+    /// use std::sync::Arc;
+    ///
+    /// #[derive(Clone, Debug, Default, Entity)]
+    /// struct Todo { #[entity(pk)] id: u64, title: String }
+    ///
+    /// struct Tenant(Arc<str>);
+    /// impl EndpointHooks for Tenant {
+    ///     fn request_init(&self, init: &mut RequestInit) {
+    ///         init.headers.insert("x-tenant", self.0.parse().unwrap());
+    ///     }
+    /// }
+    ///
+    /// let get = RestEndpoint::<Todo>::builder("/todos/:id").build()?;
+    /// let for_acme = get.with_hooks(Tenant("acme".into()));
+    /// assert_eq!(for_acme.path(), get.path());
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
+    pub fn with_hooks(&self, hooks: impl EndpointHooks) -> Self {
+        let mut cfg = (*self.cfg).clone();
+        cfg.hooks = Arc::new(hooks);
+        Self::from_config(cfg)
     }
 
     /// The same endpoint with another schema.

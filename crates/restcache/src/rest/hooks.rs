@@ -1,7 +1,8 @@
-//! Request hooks: the seed's `getRequestInit` override, as a trait (R-REQ-3, R-REQ-4).
+//! Request and response hooks: the seed's `getRequestInit` override, as a trait (R-REQ-3,
+//! R-REQ-4), and a look at each response before its body is read.
 
-use reqwest::Method;
 use reqwest::header::HeaderMap;
+use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
 use crate::error::Error;
@@ -55,32 +56,119 @@ impl RequestInit {
     }
 }
 
-/// Customizes the requests of an endpoint (the seed's `Endpoint` option and its
-/// `getRequestInit` override). Both methods have defaults that change nothing.
-///
-/// Order: library defaults → [`request_init`](Self::request_init) → [`headers`](Self::headers)
-/// → credential filtering → send.
+/// What a response said before its body is read: status, headers and the URL that answered.
+/// Response hooks see it ([`EndpointHooks::response`]), and
+/// [`FetchRequest::with_response`](crate::controller::FetchRequest::with_response) returns it
+/// with the data, for headers such as `X-Total-Count` or `Link`.
 ///
 /// ```
-/// use restcache::rest::{Credentials, EndpointHooks, RequestInit, BoxFuture};
+/// use restcache::rest::ResponseHead;
+/// use restcache::reqwest::StatusCode;
+///
+/// fn total(head: &ResponseHead) -> Option<u64> {
+///     head.headers().get("x-total-count")?.to_str().ok()?.parse().ok()
+/// }
+/// # let _ = (total, StatusCode::OK);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ResponseHead {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) url: String,
+    pub(crate) method: Method,
+    pub(crate) retried: bool,
+}
+
+impl ResponseHead {
+    /// The status code.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The response headers.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// The absolute URL that answered, after redirects.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The request method.
+    pub fn method(&self) -> &Method {
+        &self.method
+    }
+
+    /// Whether this response answers the one retry a response hook asked for; a hook's
+    /// [`AfterResponse::Retry`] is not honoured then.
+    pub fn is_retry(&self) -> bool {
+        self.retried
+    }
+}
+
+/// What a response hook decides ([`EndpointHooks::response`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AfterResponse {
+    /// Go on: read the body (or report the error status).
+    #[default]
+    Continue,
+    /// Send the request again, once: its request hooks run again first (so a refreshed token
+    /// goes out). Honoured once per fetch; asked on the retry's response, it reads as
+    /// `Continue`.
+    Retry,
+}
+
+/// Customizes the requests of an endpoint (the seed's `Endpoint` option and its
+/// `getRequestInit` override) and looks at their responses. Every method has a default that
+/// changes nothing.
+///
+/// Hooks are values: build them with whatever state they need (an `Arc` token store, say) and
+/// attach them to a resource ([`ResourceOptions::hooks`](crate::rest::ResourceOptions::hooks)),
+/// to one endpoint ([`RestEndpoint::with_hooks`](crate::rest::RestEndpoint::with_hooks)), or to
+/// every request of a Controller
+/// ([`ControllerBuilder::hooks`](crate::controller::ControllerBuilder::hooks)). The
+/// Controller's run first, then the endpoint's.
+///
+/// Order: library defaults → [`request_init`](Self::request_init) → [`headers`](Self::headers)
+/// (may await) → credential filtering → send → [`response`](Self::response) (may await, may ask
+/// for one retry) → body.
+///
+/// ```
+/// use restcache::rest::{AfterResponse, BoxFuture, EndpointHooks, RequestInit, ResponseHead};
 /// use restcache::Error;
+/// use reqwest::StatusCode;
 /// use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+/// use std::sync::{Arc, Mutex};
 ///
-/// /// Sends the session token, to our own origin only.
-/// #[derive(Default)]
-/// struct Authenticated;
+/// /// Sends the current token; on a 401, refreshes it and retries once.
+/// struct Session {
+///     token: Arc<Mutex<String>>,
+/// }
 ///
-/// impl EndpointHooks for Authenticated {
-///     fn request_init(&self, init: &mut RequestInit) {
-///         init.credentials = Credentials::SameOrigin;
-///     }
+/// impl EndpointHooks for Session {
 ///     fn headers(&self, mut headers: HeaderMap) -> BoxFuture<'_, Result<HeaderMap, Error>> {
 ///         Box::pin(async move {
-///             headers.insert(AUTHORIZATION, HeaderValue::from_static("Bearer demo-token"));
+///             let token = format!("Bearer {}", self.token.lock().unwrap());
+///             let value = HeaderValue::from_str(&token).map_err(|e| Error::InvalidArgs { reason: e.to_string() })?;
+///             headers.insert(AUTHORIZATION, value);
 ///             Ok(headers)
 ///         })
 ///     }
+///     fn response<'a>(&'a self, head: &'a ResponseHead) -> BoxFuture<'a, AfterResponse> {
+///         Box::pin(async move {
+///             if head.status() != StatusCode::UNAUTHORIZED {
+///                 return AfterResponse::Continue;
+///             }
+///             // A real app would await its refresh endpoint here.
+///             *self.token.lock().unwrap() = "refreshed".into();
+///             AfterResponse::Retry
+///         })
+///     }
 /// }
+/// # let _ = Session { token: Arc::new(Mutex::new("t".into())) };
+/// # let _ = RequestInit::url;
 /// ```
 pub trait EndpointHooks: Send + Sync + 'static {
     /// Changes the request before it is sent: headers, body, credentials mode.
@@ -91,6 +179,14 @@ pub trait EndpointHooks: Send + Sync + 'static {
     /// Produces the final headers; may await (for example to refresh a token).
     fn headers(&self, headers: HeaderMap) -> BoxFuture<'_, Result<HeaderMap, Error>> {
         Box::pin(std::future::ready(Ok(headers)))
+    }
+
+    /// Sees each response's status and headers before its body is read (success or error,
+    /// after redirects), and may ask for one retry; may await (for example to refresh a
+    /// token after a 401).
+    fn response<'a>(&'a self, head: &'a ResponseHead) -> BoxFuture<'a, AfterResponse> {
+        let _ = head;
+        Box::pin(std::future::ready(AfterResponse::Continue))
     }
 }
 

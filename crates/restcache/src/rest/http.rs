@@ -11,7 +11,8 @@ use reqwest::{Method, Url};
 use serde_json::Value;
 
 use super::endpoint::EndpointConfig;
-use super::hooks::{Credentials, RequestInit};
+use super::hooks::{AfterResponse, Credentials, EndpointHooks, RequestInit, ResponseHead};
+use super::retry::Retry;
 use crate::bounded_value;
 use crate::error::{Error, TransportSource, chain};
 
@@ -51,6 +52,10 @@ pub(crate) struct Http {
     pub max_response_bytes: u64,
     pub credentials: Credentials,
     pub jar: Option<Jar>,
+    /// Hooks that run on every request, before the endpoint's.
+    pub hooks: Option<Arc<dyn EndpointHooks>>,
+    /// How GETs (and HEADs) are retried when their endpoint sets no policy.
+    pub retry: Retry,
 }
 
 impl std::fmt::Debug for Http {
@@ -61,6 +66,8 @@ impl std::fmt::Debug for Http {
             .field("max_response_bytes", &self.max_response_bytes)
             .field("credentials", &self.credentials)
             .field("cookies", &self.jar.is_some())
+            .field("hooks", &self.hooks.is_some())
+            .field("retry", &self.retry)
             .finish()
     }
 }
@@ -83,7 +90,7 @@ pub(crate) struct Outgoing<'a> {
     pub cfg: &'a EndpointConfig,
     /// The endpoint's URL (relative or absolute).
     pub url: &'a str,
-    pub body: Option<Value>,
+    pub body: Option<&'a Value>,
     /// The schema is `()`: the body is not read as JSON.
     pub ignore_body: bool,
 }
@@ -97,6 +104,8 @@ pub(crate) struct Fetched {
     /// The URL that answered, after redirects.
     pub url: String,
     pub content_type: Option<String>,
+    /// The response's status and headers.
+    pub head: ResponseHead,
 }
 
 impl Fetched {
@@ -208,11 +217,12 @@ impl Http {
     /// Sends the request, following redirects, and reads the response's body, all within the
     /// timeout (R-REQ-5).
     pub async fn send(&self, out: Outgoing<'_>) -> Result<Fetched, Error> {
-        let mut at = self.absolute(out.url)?;
+        let start = self.absolute(out.url)?;
+        let mut at = start.clone();
         let Some(limit) = self.timeout else {
-            return self.exchange(out, &mut at).await;
+            return self.attempts(&out, &start, &mut at).await;
         };
-        match crate::rt::timeout(limit, self.exchange(out, &mut at)).await {
+        match crate::rt::timeout(limit, self.attempts(&out, &start, &mut at)).await {
             Some(done) => done,
             // `at` is the hop that was under way.
             None => Err(refused(
@@ -223,14 +233,67 @@ impl Http {
         }
     }
 
-    /// Runs the hooks, sends the request to `url`, following redirects (`url` is then the hop
-    /// under way), and reads the response's body.
-    async fn exchange(&self, out: Outgoing<'_>, url: &mut Url) -> Result<Fetched, Error> {
+    /// The hooks of a request: the Controller's, then the endpoint's.
+    fn hooks<'a>(&'a self, out: &'a Outgoing<'_>) -> impl Iterator<Item = &'a dyn EndpointHooks> {
+        self.hooks.as_deref().into_iter().chain([&*out.cfg.hooks])
+    }
+
+    /// Sends the request from `start` (`at` is then the hop under way), again after a failure
+    /// that may pass, as the retry policy says: the endpoint's, else the Controller's for a
+    /// GET or HEAD, else none.
+    async fn attempts(&self, out: &Outgoing<'_>, start: &Url, at: &mut Url) -> Result<Fetched, Error> {
+        let reads = out.cfg.method == Method::GET || out.cfg.method == Method::HEAD;
+        let policy = out.cfg.retry.unwrap_or(if reads { self.retry } else { Retry::never() });
+        // The one retry a response hook may ask for, over all attempts.
+        let mut hook_retried = false;
+        let mut n = 0;
+        loop {
+            at.clone_from(start);
+            match self.attempt(out, at, &mut hook_retried).await {
+                Err(e) if n < policy.retries() && Retry::may_pass(&e) => {
+                    let wait = policy.delay(n);
+                    n += 1;
+                    tracing::debug!(url = %start, retry = n, ?wait, error = %e, "retrying after a failure that may pass");
+                    crate::rt::sleep_until(crate::rt::Instant::now() + wait).await;
+                }
+                done => return done,
+            }
+        }
+    }
+
+    /// One attempt: the request, the response hooks (and the one retry they may ask for), and
+    /// the body.
+    async fn attempt(&self, out: &Outgoing<'_>, at: &mut Url, hook_retried: &mut bool) -> Result<Fetched, Error> {
+        loop {
+            let response = self.exchange(out, at).await?;
+            let head = ResponseHead {
+                status: response.status(),
+                headers: response.headers().clone(),
+                url: at.to_string(),
+                method: out.cfg.method.clone(),
+                retried: *hook_retried,
+            };
+            let mut retry = false;
+            for hooks in self.hooks(out) {
+                retry |= hooks.response(&head).await == AfterResponse::Retry;
+            }
+            if retry && !*hook_retried {
+                *hook_retried = true;
+                tracing::debug!(url = %head.url, status = %head.status, "a response hook asked for a retry");
+                continue;
+            }
+            return self.read(response, at, out.ignore_body, head).await;
+        }
+    }
+
+    /// Runs the request hooks and sends the request to `url`, following redirects (`url` is
+    /// then the hop under way); returns the final response, its body unread.
+    async fn exchange(&self, out: &Outgoing<'_>, url: &mut Url) -> Result<reqwest::Response, Error> {
         let mut init = RequestInit {
             url: url.to_string(),
             method: out.cfg.method.clone(),
             headers: HeaderMap::new(),
-            body: out.body,
+            body: out.body.cloned(),
             credentials: self.credentials,
         };
         init.headers
@@ -239,7 +302,9 @@ impl Http {
             init.headers
                 .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         }
-        out.cfg.hooks.request_init(&mut init);
+        for hooks in self.hooks(out) {
+            hooks.request_init(&mut init);
+        }
         let RequestInit {
             method,
             body,
@@ -247,7 +312,10 @@ impl Http {
             headers,
             ..
         } = init;
-        let headers = out.cfg.hooks.headers(headers).await?;
+        let mut headers = headers;
+        for hooks in self.hooks(out) {
+            headers = hooks.headers(headers).await?;
+        }
 
         let mut plain = HeaderMap::new();
         let mut secret = HeaderMap::new();
@@ -272,13 +340,13 @@ impl Http {
             credentials,
             home: self.home_origin(out.cfg),
         };
-        self.transfer(request, url, out.ignore_body).await
+        self.transfer(request, url).await
     }
 
     /// Sends `request` to `url`, following redirects itself (`url` is then the hop under way),
     /// with credentials and jar cookies only where they may go (R-REQ-4, R-REQ-5).
     #[cfg(not(target_arch = "wasm32"))]
-    async fn transfer(&self, request: Request, url: &mut Url, ignore_body: bool) -> Result<Fetched, Error> {
+    async fn transfer(&self, request: Request, url: &mut Url) -> Result<reqwest::Response, Error> {
         let Request {
             method,
             plain,
@@ -348,7 +416,7 @@ impl Http {
                     continue;
                 }
             }
-            return self.read(response, url, ignore_body).await;
+            return Ok(response);
         }
         unreachable!("the loop returns on its last hop")
     }
@@ -357,7 +425,7 @@ impl Http {
     /// cookies itself: the credentials mode becomes fetch's, and hook-set credentials go only
     /// where that mode lets them (R-REQ-4).
     #[cfg(target_arch = "wasm32")]
-    async fn transfer(&self, request: Request, url: &mut Url, ignore_body: bool) -> Result<Fetched, Error> {
+    async fn transfer(&self, request: Request, url: &mut Url) -> Result<reqwest::Response, Error> {
         let Request {
             method,
             plain,
@@ -387,7 +455,7 @@ impl Http {
         let response = builder.send().await.map_err(|e| transport(url, e))?;
         // The URL that answered, after the browser's redirects.
         *url = response.url().clone();
-        self.read(response, url, ignore_body).await
+        Ok(response)
     }
 
     #[cfg(not(target_arch = "wasm32"))]
@@ -436,7 +504,13 @@ impl Http {
         Ok(Some(bytes))
     }
 
-    async fn read(&self, response: reqwest::Response, url: &Url, ignore_body: bool) -> Result<Fetched, Error> {
+    async fn read(
+        &self,
+        response: reqwest::Response,
+        url: &Url,
+        ignore_body: bool,
+        head: ResponseHead,
+    ) -> Result<Fetched, Error> {
         let status = response.status();
         let content_type = response
             .headers()
@@ -486,6 +560,7 @@ impl Http {
             bytes: if empty { Vec::new() } else { bytes },
             url: url.to_string(),
             content_type,
+            head,
         })
     }
 }

@@ -85,6 +85,13 @@ pub(crate) struct Normalized {
     pending: Pending,
 }
 
+impl Normalized {
+    /// How many rows (entities, INVALID marks and lists) the commit will write.
+    pub(crate) fn rows(&self) -> usize {
+        self.pending.tables.iter().map(|t| t.rows.len()).sum()
+    }
+}
+
 /// A fetched body normalized before the store is locked ([`Store::normalize_fetched`]).
 pub(crate) enum Detached {
     /// Commit it with [`Store::commit_fetched`].
