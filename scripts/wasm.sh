@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # restcache for the browser (wasm32-unknown-unknown).
 #
-#   scripts/wasm.sh build   build restcache and the browser example for wasm32
-#   scripts/wasm.sh test    run the browser suite (crates/browser-tests) in headless Chromium
-#                           against the demo API, started here on 127.0.0.1
-#   scripts/wasm.sh serve   build the browser example and serve it with the demo API
-#                           (PORT=3000 by default) at http://127.0.0.1:$PORT/app/
+#   scripts/wasm.sh build   build restcache and the examples (browser, leptos-todos) for wasm32
+#   scripts/wasm.sh test    run the browser suite (crates/browser-tests), then the Leptos example's
+#                           tests, in headless Chromium against the demo API, started here on
+#                           127.0.0.1
+#   scripts/wasm.sh serve [browser|leptos]
+#                           build the examples and serve one (browser by default) with the demo
+#                           API (PORT=3000 by default) at http://127.0.0.1:$PORT/app/
 #
 # It installs what is missing: a Rust toolchain with wasm32's standard library (rustup's target
 # where rustup can download it, else Debian's rustc-web, which builds std from its source),
@@ -86,6 +88,9 @@ build() {
     bindgen
     wasm-bindgen --target web --no-typescript --out-dir examples/browser/pkg \
         "$WASM_TARGET/$TARGET/release/browser_example.wasm"
+    wasm_cargo build -p leptos-todos --release --bin leptos-todos
+    wasm-bindgen --target web --no-typescript --out-dir examples/leptos-todos/pkg --out-name leptos_todos \
+        "$WASM_TARGET/$TARGET/release/leptos-todos.wasm"
 }
 
 run_tests() {
@@ -100,11 +105,18 @@ run_tests() {
     export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-120}"
     # The runner reads the browser's options (headless, no sandbox as root) from webdriver.json.
     (cd crates/browser-tests && wasm_cargo test -p browser-tests)
+    (cd examples/leptos-todos && wasm_cargo test -p leptos-todos --test browser)
 }
 
 serve() {
+    local example
+    case "${1:-browser}" in
+        browser) example=examples/browser ;;
+        leptos) example=examples/leptos-todos ;;
+        *) log "no example named $1 (browser, leptos)"; exit 2 ;;
+    esac
     build
-    PORT="${PORT:-3000}" start_demo --static examples/browser
+    PORT="${PORT:-3000}" start_demo --static "$example"
     log "the example is at $DEMO_URL/app/ (Ctrl-C stops it)"
     wait "$DEMO_PID"
 }
@@ -112,6 +124,6 @@ serve() {
 case "${1:-}" in
     build) build ;;
     test) run_tests ;;
-    serve) serve ;;
-    *) sed -n '2,12p' "$0" >&2; exit 2 ;;
+    serve) serve "${2:-browser}" ;;
+    *) sed -n '2,14p' "$0" >&2; exit 2 ;;
 esac

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use browser_tests::{api, control};
 use restcache::prelude::*;
 use restcache::reqwest;
 use restcache::rest::ResourceOptions;
@@ -27,11 +28,6 @@ struct Todo {
     completed: bool,
 }
 
-/// The demo API's base URL, given at build time.
-fn api() -> &'static str {
-    option_env!("RESTCACHE_DEMO_API").expect("RESTCACHE_DEMO_API: run the suite with scripts/wasm.sh test")
-}
-
 fn todos(configure: impl FnOnce(ResourceOptions) -> ResourceOptions) -> Resource<Todo> {
     let opts = configure(ResourceOptions {
         path: "/todos/:id".into(),
@@ -44,25 +40,6 @@ fn todos(configure: impl FnOnce(ResourceOptions) -> ResourceOptions) -> Resource
 async fn setup() -> Controller {
     control("POST", "/_control/reset", None).await;
     Controller::builder().base_url(api()).build().expect("a Controller")
-}
-
-/// A request to one of demo-api's control routes, outside restcache.
-async fn control(method: &str, path: &str, body: Option<Value>) -> Value {
-    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
-    let mut request = reqwest::Client::new().request(method, format!("{}{path}", api()));
-    if let Some(body) = body {
-        request = request
-            .header("content-type", "application/json")
-            .body(body.to_string());
-    }
-    let response = request.send().await.expect("the control route answers");
-    assert!(response.status().is_success(), "{path}: {}", response.status());
-    let text = response.text().await.unwrap();
-    if text.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&text).unwrap()
-    }
 }
 
 /// `METHOD /path` of every request the server saw, in order.
