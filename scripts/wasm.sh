@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # restcache for the browser (wasm32-unknown-unknown).
 #
-#   scripts/wasm.sh build   build restcache and the browser example for wasm32
-#   scripts/wasm.sh test    run the browser suite (crates/browser-tests) in headless Chromium
-#                           against the demo API, started here on 127.0.0.1
+#   scripts/wasm.sh build   build restcache and the browser examples for wasm32
+#   scripts/wasm.sh test    run the browser suite (crates/browser-tests), then the Dioxus example's
+#                           tests, in headless Chromium against the demo API, started here on
+#                           127.0.0.1
 #   scripts/wasm.sh serve   build the browser example and serve it with the demo API
 #                           (PORT=3000 by default) at http://127.0.0.1:$PORT/app/
+#   scripts/wasm.sh serve-dioxus   the same for the Dioxus example (examples/dioxus-todos)
 #
 # It installs what is missing: a Rust toolchain with wasm32's standard library (rustup's target
 # where rustup can download it, else Debian's rustc-web, which builds std from its source),
@@ -86,6 +88,16 @@ build() {
     bindgen
     wasm-bindgen --target web --no-typescript --out-dir examples/browser/pkg \
         "$WASM_TARGET/$TARGET/release/browser_example.wasm"
+    build_dioxus
+}
+
+# The Dioxus example is a binary: its `main` mounts the app when the module loads.
+build_dioxus() {
+    toolchain
+    wasm_cargo build -p dioxus-todos --bin dioxus-todos --release
+    bindgen
+    wasm-bindgen --target web --no-typescript --out-dir examples/dioxus-todos/pkg \
+        --out-name dioxus_todos "$WASM_TARGET/$TARGET/release/dioxus-todos.wasm"
 }
 
 run_tests() {
@@ -100,6 +112,8 @@ run_tests() {
     export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-120}"
     # The runner reads the browser's options (headless, no sandbox as root) from webdriver.json.
     (cd crates/browser-tests && wasm_cargo test -p browser-tests)
+    # The Dioxus example in the page, through restcache-dioxus (its own webdriver.json).
+    (cd examples/dioxus-todos && wasm_cargo test -p dioxus-todos --test browser)
 }
 
 serve() {
@@ -109,9 +123,17 @@ serve() {
     wait "$DEMO_PID"
 }
 
+serve_dioxus() {
+    build_dioxus
+    PORT="${PORT:-3000}" start_demo --static examples/dioxus-todos
+    log "the Dioxus example is at $DEMO_URL/app/ (Ctrl-C stops it)"
+    wait "$DEMO_PID"
+}
+
 case "${1:-}" in
     build) build ;;
     test) run_tests ;;
     serve) serve ;;
-    *) sed -n '2,12p' "$0" >&2; exit 2 ;;
+    serve-dioxus) serve_dioxus ;;
+    *) sed -n '2,14p' "$0" >&2; exit 2 ;;
 esac
