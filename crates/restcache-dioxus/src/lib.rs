@@ -334,7 +334,9 @@ where
 }
 
 /// The component's view of `ep` for `args`: the one of earlier renders while the key is the
-/// same, a new one when it changed.
+/// same, a new one when it changed. The old view's tasks stop, but its signal (and the status
+/// in it) stays until the component is dropped, as a `ReadSignal` of it may still be read; a
+/// write to it during this render would re-render the component for nothing.
 fn live_view<S, B, G>(ep: &RestEndpoint<S, B, G>, args: &impl Serialize) -> Rc<RefCell<View<S, B, G>>>
 where
     S: Schema + 'static,
