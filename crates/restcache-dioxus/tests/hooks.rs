@@ -15,7 +15,7 @@ use restcache::rest::ResourceOptions;
 use restcache::{Controller, Entity, params};
 use restcache_dioxus::{use_controller, use_controller_provider, use_live, use_suspense};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Entity)]
@@ -44,6 +44,39 @@ struct Probe {
     log: Rc<RefCell<Vec<String>>>,
     /// Resolves when the test wants [`Switcher`] to read another todo.
     switch: Rc<RefCell<Option<oneshot::Receiver<()>>>>,
+    /// The args [`DeepArgs`] reads with.
+    deep: Rc<Deep>,
+}
+
+/// Args with a value nested `depth` arrays deep beside a valid id: too deep to build, clone or
+/// drop recursively, so built with a loop and taken apart with one.
+struct Deep(Value);
+
+impl Deep {
+    fn args(depth: usize) -> Deep {
+        let mut nested = json!(1);
+        for _ in 0..depth {
+            nested = Value::Array(vec![nested]);
+        }
+        // Not `json!`: it would copy `nested` recursively.
+        let mut args = serde_json::Map::new();
+        args.insert("id".into(), json!(1));
+        args.insert("q".into(), nested);
+        Deep(Value::Object(args))
+    }
+}
+
+impl Drop for Deep {
+    fn drop(&mut self) {
+        let mut stack = vec![self.0.take()];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Array(items) => stack.extend(items),
+                Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+                _ => {}
+            }
+        }
+    }
 }
 
 fn note(line: String) {
@@ -80,6 +113,7 @@ async fn setup() -> (DemoServer, Probe) {
         ctrl: Some(ctrl),
         log: Rc::default(),
         switch: Rc::default(),
+        deep: Rc::new(Deep(Value::Null)),
     };
     (server, probe)
 }
@@ -222,6 +256,7 @@ async fn a_hook_with_no_provider_gives_a_typed_error_and_no_panic() {
         ctrl: None,
         log: Rc::default(),
         switch: Rc::default(),
+        deep: Rc::new(Deep(Value::Null)),
     };
     let _dom = mount(
         || rsx! { ErrorBoundary { handle_error: |_| rsx! {}, Orphan {} } },
@@ -290,4 +325,32 @@ async fn r_sub_use_live_follows_its_args_to_another_key() {
     rename(&probe, 4, "renamed elsewhere").await;
     until(&mut dom, &probe, "ready: renamed elsewhere").await;
     assert_eq!(paths(&server), ["GET /todos/1", "GET /todos/4", "PATCH /todos/4"]);
+}
+
+#[component]
+fn DeepArgs() -> Element {
+    let probe = use_context::<Probe>();
+    let status = use_live(&todos().get(), &probe.deep.0);
+    note(describe(&status.read()));
+    let read = use_suspense(&todos().get(), &probe.deep.0);
+    note(format!(
+        "suspense: {}",
+        read.as_ref().err().map(ToString::to_string).unwrap_or_default()
+    ));
+    read?;
+    rsx! {}
+}
+
+#[tokio::test]
+async fn r_err_2_args_nested_past_the_limit_are_a_typed_error_with_no_overflow_or_request() {
+    let (server, mut probe) = setup().await;
+    probe.deep = Rc::new(Deep::args(100_000));
+    let _dom = mount(
+        || rsx! { Provide { ErrorBoundary { handle_error: |_| rsx! {}, DeepArgs {} } } },
+        &probe,
+    );
+    let log = probe.log.borrow();
+    assert!(log[0].starts_with("error: ") && log[0].contains("128"), "{log:?}");
+    assert!(log[1].starts_with("suspense: ") && log[1].contains("128"), "{log:?}");
+    assert!(server.requests().is_empty());
 }
