@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # restcache for the browser (wasm32-unknown-unknown).
 #
-#   scripts/wasm.sh build   build restcache and the examples (browser, leptos-todos) for wasm32
-#   scripts/wasm.sh test    run the browser suite (crates/browser-tests), then the Leptos example's
-#                           tests, in headless Chromium against the demo API, started here on
-#                           127.0.0.1
-#   scripts/wasm.sh serve [browser|leptos]
+#   scripts/wasm.sh build   build restcache and the examples (browser, leptos-todos, dioxus-todos)
+#                           for wasm32
+#   scripts/wasm.sh test    run the browser suite (crates/browser-tests), then the Leptos and Dioxus
+#                           examples' tests, in headless Chromium against the demo API, started
+#                           here on 127.0.0.1
+#   scripts/wasm.sh serve [browser|leptos|dioxus]
 #                           build the examples and serve one (browser by default) with the demo
 #                           API (PORT=3000 by default) at http://127.0.0.1:$PORT/app/
 #
@@ -91,6 +92,9 @@ build() {
     wasm_cargo build -p leptos-todos --release --bin leptos-todos
     wasm-bindgen --target web --no-typescript --out-dir examples/leptos-todos/pkg --out-name leptos_todos \
         "$WASM_TARGET/$TARGET/release/leptos-todos.wasm"
+    wasm_cargo build -p dioxus-todos --release --bin dioxus-todos
+    wasm-bindgen --target web --no-typescript --out-dir examples/dioxus-todos/pkg --out-name dioxus_todos \
+        "$WASM_TARGET/$TARGET/release/dioxus-todos.wasm"
 }
 
 run_tests() {
@@ -105,7 +109,9 @@ run_tests() {
     export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-120}"
     # The runner reads the browser's options (headless, no sandbox as root) from webdriver.json.
     (cd crates/browser-tests && wasm_cargo test -p browser-tests)
+    # The examples in the page, through their bindings (each with its own webdriver.json).
     (cd examples/leptos-todos && wasm_cargo test -p leptos-todos --test browser)
+    (cd examples/dioxus-todos && wasm_cargo test -p dioxus-todos --test browser)
 }
 
 serve() {
@@ -113,7 +119,8 @@ serve() {
     case "${1:-browser}" in
         browser) example=examples/browser ;;
         leptos) example=examples/leptos-todos ;;
-        *) log "no example named $1 (browser, leptos)"; exit 2 ;;
+        dioxus) example=examples/dioxus-todos ;;
+        *) log "no example named $1 (browser, leptos, dioxus)"; exit 2 ;;
     esac
     build
     PORT="${PORT:-3000}" start_demo --static "$example"
