@@ -1,5 +1,5 @@
-//! Tracing (issue #24, item 6): one span per request with method, url, key, status, rows written
-//! and duration; events for invalidation, expiry, optimistic commit and rollback, and retries;
+//! Tracing (issue #24, item 6): one span per request with method, url, key, status, entities
+//! written and duration; events for invalidation, expiry, optimistic commit and rollback, and retries;
 //! all at the debug and trace levels.
 
 use std::collections::BTreeMap;
@@ -98,32 +98,36 @@ impl Capture {
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn r_trace_one_span_per_request_with_method_url_key_status_rows_and_duration() {
+async fn r_trace_one_span_per_request_with_method_url_key_status_entities_and_duration() {
     let capture = Capture::default();
     let _default = tracing::subscriber::set_default(capture.clone());
     let (server, ctrl) = setup().await;
     let list = ctrl.fetch(&todos().get_list(), params! { userId: "u1" }).await.unwrap();
     server.inject("/todos/1", Fault::Status(404));
     ctrl.fetch(&todos().get(), params! { id: 1 }).await.unwrap_err();
+    ctrl.fetch(&todos().delete(), params! { id: 3 }).await.unwrap();
 
     let spans: Vec<Seen> = capture
         .seen()
         .into_iter()
         .filter(|s| s.span && s.name == "fetch")
         .collect();
-    assert_eq!(spans.len(), 2, "one span per request: {spans:#?}");
+    assert_eq!(spans.len(), 3, "one span per request: {spans:#?}");
     let ok = &spans[0].fields;
     assert_eq!(ok["method"], "GET");
     assert_eq!(ok["url"], "/todos?userId=u1");
     assert_eq!(ok["key"], "GET /todos?userId=u1");
     assert_eq!(ok["status"], "200");
-    // The todos and the list itself.
-    assert_eq!(ok["rows"], (list.len() + 1).to_string());
+    assert_eq!(ok["entities"], list.len().to_string());
+    assert_eq!(ok["invalidated"], "0");
     assert!(ok.contains_key("duration_ms"), "{ok:?}");
     let failed = &spans[1].fields;
     assert_eq!(failed["status"], "404");
     assert!(failed["error"].contains("HTTP 404"), "{failed:?}");
     assert!(failed.contains_key("duration_ms"));
+    let deleted = &spans[2].fields;
+    assert_eq!((deleted["method"].as_str(), deleted["status"].as_str()), ("DELETE", "204"));
+    assert_eq!((deleted["entities"].as_str(), deleted["invalidated"].as_str()), ("0", "1"));
     assert!(spans.iter().all(|s| s.level == Level::DEBUG));
 }
 

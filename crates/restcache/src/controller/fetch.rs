@@ -433,7 +433,8 @@ impl Controller {
             body: req.body.as_ref(),
             ignore_body,
         };
-        // One span per request, with what it did: status, rows written, duration.
+        // One span per request, with what it did: status, entities written and invalidated
+        // (counted only when a subscriber listens), duration.
         let span = tracing::debug_span!(
             "fetch",
             method = %req.cfg.method,
@@ -441,7 +442,8 @@ impl Controller {
             key = %req.key,
             status = Empty,
             error = Empty,
-            rows = Empty,
+            entities = Empty,
+            invalidated = Empty,
             duration_ms = Empty,
         );
         let sent = self.inner.http.send(out).instrument(span.clone()).await;
@@ -481,7 +483,11 @@ impl Controller {
             let written = normalized.and_then(|(fetched, detached)| {
                 match detached {
                     Detached::Ready(n) => {
-                        span.record("rows", n.rows());
+                        if !span.is_disabled() {
+                            let (entities, invalidated) = n.counts();
+                            span.record("entities", entities);
+                            span.record("invalidated", invalidated);
+                        }
                         store.commit_fetched::<S>(&req.key, &write_args, n, opts, layer)
                     }
                     Detached::Failed(e) => store.check_schema::<S>().and(Err(e)),

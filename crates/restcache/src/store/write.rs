@@ -86,9 +86,14 @@ pub(crate) struct Normalized {
 }
 
 impl Normalized {
-    /// How many rows (entities, INVALID marks and lists) the commit will write.
-    pub(crate) fn rows(&self) -> usize {
-        self.pending.tables.iter().map(|t| t.rows.len()).sum()
+    /// How many entities the commit will write, and how many INVALID marks (deletes).
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let rows = self.pending.tables.iter().flat_map(|t| t.rows.values());
+        rows.fold((0, 0), |(entities, invalid), row| match &row.record {
+            Record::Entity(_) => (entities + 1, invalid),
+            Record::Invalid => (entities, invalid + 1),
+            Record::List(_) => (entities, invalid),
+        })
     }
 }
 
