@@ -3,6 +3,8 @@
 #
 #   scripts/wasm.sh build   build restcache and the examples (browser, leptos-todos, dioxus-todos)
 #                           for wasm32
+#   scripts/wasm.sh check   build restcache and the browser example for wasm32 (debug; what CI runs
+#                           beside `test`, which builds the other examples as it tests them)
 #   scripts/wasm.sh test    run the browser suite (crates/browser-tests), then the Leptos and Dioxus
 #                           examples' tests, in headless Chromium against the demo API, started
 #                           here on 127.0.0.1
@@ -97,6 +99,11 @@ build() {
         "$WASM_TARGET/$TARGET/release/dioxus-todos.wasm"
 }
 
+check() {
+    toolchain
+    wasm_cargo build -p restcache --lib -p browser-example
+}
+
 run_tests() {
     toolchain
     bindgen
@@ -130,7 +137,8 @@ serve() {
 
 case "${1:-}" in
     build) build ;;
+    check) check ;;
     test) run_tests ;;
     serve) serve "${2:-browser}" ;;
-    *) sed -n '2,14p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,17p' "$0" >&2; exit 2 ;;
 esac
