@@ -188,7 +188,7 @@ impl Store {
     /// memo, still locked, for [`read`](Self::read).
     ///
     /// A function of its own, apart from `read`, so that a warm read runs only this small one
-    /// and not the large function's prologue and copies (see BENCHMARKS.md).
+    /// and not the large function's prologue and copies.
     fn answered<T: Send + Sync + 'static>(
         &self,
         schema: TypeId,
