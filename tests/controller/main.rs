@@ -1,6 +1,6 @@
-//! The Controller against the demo API over real HTTP (SPEC §6): fetch, de-duplication,
-//! suspense, expiry, optimistic updates, subscriptions and polling. Time-dependent tests use
-//! tokio's paused clock with the server on its own thread.
+//! The Controller against the demo API over real HTTP (R-FETCH, R-SUS, R-EXP, R-OPTM, R-SUB):
+//! fetch, de-duplication, suspense, expiry, optimistic updates, subscriptions and polling.
+//! Time-dependent tests use tokio's paused clock with the server on its own thread.
 
 mod fixtures;
 

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::fixtures::*;
 
-/// Stores the lists of the SPEC's R-COL-5 example.
+/// Stores the lists of R-COL-5's example.
 fn lists() -> Store {
     let mut store = Store::new();
     let lists = [

@@ -1,4 +1,4 @@
-//! The engine's rules (SPEC §5, R-STORE-1/2, R-ERR-1/2) against `restcache::Store`.
+//! The engine's rules (R-STORE-1/2, R-ERR-1/2) against `restcache::Store`.
 //! Each test is named after the rule it proves.
 
 mod bytes;

@@ -1,4 +1,4 @@
-//! R-STORE-1/2, R-GET-4 basics, R-EXP-2..4 on the store, and entity-key clashes (SPEC §0).
+//! R-STORE-1/2, R-GET-4 basics, R-EXP-2..4 on the store, and entity-key clashes (docs/behaviour.md).
 
 use std::sync::Arc;
 use std::time::Duration;

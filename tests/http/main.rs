@@ -1,5 +1,5 @@
-//! Resources over real HTTP against the demo API on 127.0.0.1 (SPEC §1–§4). Tests are named
-//! after the rule or seed row they prove.
+//! Resources over real HTTP against the demo API on 127.0.0.1 (R-URL, R-KEY, R-REQ, R-RESP).
+//! Tests are named after the rule or seed row they prove.
 
 mod fixtures;
 

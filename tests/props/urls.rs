@@ -120,7 +120,7 @@ enum Expected {
     },
 }
 
-/// The string form of a scalar (SPEC §0).
+/// The string form of a scalar (docs/behaviour.md).
 fn string_form(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),

@@ -1,5 +1,5 @@
-//! Turning JSON scalars into URL text: the string form (SPEC §0), path values (R-URL-2) and the
-//! query string (R-URL-4).
+//! Turning JSON scalars into URL text: the string form (docs/behaviour.md), path values
+//! (R-URL-2) and the query string (R-URL-4).
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
@@ -16,8 +16,9 @@ const URI_COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'(')
     .remove(b')');
 
-/// The string form of a scalar (SPEC §0): a string as-is, an integer in decimal digits, any other
-/// number as serde_json writes it, `true` / `false`. `null`, arrays and objects have none.
+/// The string form of a scalar (docs/behaviour.md): a string as-is, an integer in decimal
+/// digits, any other number as serde_json writes it, `true` / `false`. `null`, arrays and
+/// objects have none.
 ///
 /// # Example
 ///

@@ -1,4 +1,4 @@
-//! R-KEY-2: `test_key`. First every row of the SPEC's table for `http\://test.com/user/:id`,
+//! R-KEY-2: `test_key`. First every row of the rule's table for `http\://test.com/user/:id`,
 //! then the pieces of the pattern.
 
 use restcache_path::{KeyPattern, Template};

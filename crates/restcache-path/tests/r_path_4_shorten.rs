@@ -1,4 +1,4 @@
-//! R-PATH-4: `shorten_path`, one test per row of the SPEC's table, then the edges of the rule.
+//! R-PATH-4: `shorten_path`, one test per row of the rule's table, then the edges of the rule.
 
 use restcache_path::{NO_PARAMETER_REASON, Template, TemplateError, shorten_path};
 

@@ -1,4 +1,4 @@
-//! Normalized result + tables → typed output (SPEC R-READ).
+//! Normalized result + tables → typed output (R-READ).
 //!
 //! A read the memo keeps records what it touched — `(table, row, version)` for records it found,
 //! the pk of references it could not resolve, and the tables it enumerated — so the store can

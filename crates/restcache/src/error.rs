@@ -1,4 +1,4 @@
-//! The one error type of restcache (SPEC R-ERR-1).
+//! The one error type of restcache (R-ERR-1).
 
 use std::fmt;
 use std::sync::Arc;

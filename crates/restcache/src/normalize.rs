@@ -1,4 +1,4 @@
-//! Response → table writes + normalized result (SPEC R-NORM).
+//! Response → table writes + normalized result (R-NORM).
 //!
 //! A normalization never touches the store: it reads the committed tables and collects every
 //! write in a [`Pending`] batch, which the store commits in one step only if the whole
@@ -388,8 +388,8 @@ pub(crate) fn kind(v: &Value) -> &'static str {
     }
 }
 
-/// The *string form* of a scalar (SPEC §0): strings as-is, numbers as serde_json writes them,
-/// `true`/`false`. `null`, arrays and objects have none.
+/// The *string form* of a scalar (docs/behaviour.md): strings as-is, numbers as serde_json
+/// writes them, `true`/`false`. `null`, arrays and objects have none.
 pub fn string_form(v: &Value) -> Option<Cow<'_, str>> {
     match v {
         Value::String(s) => Some(Cow::Borrowed(s)),
@@ -664,7 +664,7 @@ pub(crate) fn normalize_entity<E: Entity>(input: &mut Value, ctx: &mut Normalize
 mod tests {
     use super::*;
 
-    /// SPEC §0: a number's string form is exactly what serde_json writes for it.
+    /// A number's string form is exactly what serde_json writes for it.
     #[test]
     fn r_norm_3_a_number_pk_is_written_as_serde_json_writes_it() {
         let numbers = [

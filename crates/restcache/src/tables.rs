@@ -1,4 +1,4 @@
-//! Entity tables: per entity key, an insertion-ordered map `pk → Slot` (SPEC R-STORE-1).
+//! Entity tables: per entity key, an insertion-ordered map `pk → Slot` (R-STORE-1).
 //!
 //! Rows are never removed except by a reset, so a row's index is stable; reads record
 //! `(table, row, version)` dependencies without cloning any key.

@@ -1,5 +1,5 @@
 //! `RestEndpoint<S, B>`: one REST member — method, path template, schema — and its URLs and keys
-//! (SPEC R-URL, R-KEY, R-RES-3/5).
+//! (R-URL, R-KEY, R-RES-3/5).
 
 use std::fmt;
 use std::marker::PhantomData;

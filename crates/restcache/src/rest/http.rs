@@ -1,5 +1,5 @@
 //! One request over reqwest: URL, headers and hooks, credentials, redirects, and the response
-//! read within bounds and decoded (SPEC R-REQ-1..5, R-RESP-1..4).
+//! read within bounds and decoded (R-REQ-1..5, R-RESP-1..4).
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,5 +1,5 @@
 //! REST members over HTTP: path templates become URLs and keys, requests go out over reqwest,
-//! responses come back bounded and decoded (SPEC §1–§4).
+//! responses come back bounded and decoded (R-URL, R-KEY, R-REQ, R-RESP).
 
 mod endpoint;
 mod hooks;

@@ -1,4 +1,4 @@
-//! Schemas as types (SPEC R-NORM-1): what a response contains and what a read returns.
+//! Schemas as types (R-NORM-1): what a response contains and what a read returns.
 //!
 //! | schema | accepts | read returns |
 //! |---|---|---|

@@ -1,5 +1,5 @@
-//! Which Rust type owns which entity key (SPEC §0: two types with one key are a configuration
-//! error).
+//! Which Rust type owns which entity key (two types with one key are a
+//! configuration error).
 
 use std::any::TypeId;
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! The normalized cache: entity tables, endpoint results and their meta (SPEC R-STORE-1).
+//! The normalized cache: entity tables, endpoint results and their meta (R-STORE-1).
 //!
 //! The store is synchronous and does no I/O. Every write is computed in full against the
 //! committed state and then committed in one step (R-NORM-2); reads are memoized per key and
@@ -254,7 +254,7 @@ pub(crate) fn get_hashed<'m, V>(map: &'m KeyMap<V>, hash: u64, key: &str) -> Opt
         .map(|(_, v)| v)
 }
 
-/// Converts call args to an object (SPEC §0): `()` and `null` are `{}`.
+/// Converts call args to an object (docs/behaviour.md): `()` and `null` are `{}`.
 pub(crate) fn args_map(args: &impl Serialize) -> Result<Map<String, Value>, Error> {
     match args_value(args)? {
         Value::Object(m) => Ok(m),
