@@ -88,8 +88,7 @@ fn r_read_1_references_resolve_to_their_own_records_in_any_order() {
     }
 }
 
-/// R-READ-1/2 over a table and a list long enough for reads to ask for rows ahead of themselves
-/// (from 4,096 rows, `prefetch`): every row resolves to its own record to the very end of its
+/// R-READ-1/2 over long tables and lists (thousands of rows): every row resolves to its own record to the very end of its
 /// table, whichever way the records were written (from bytes, holding only their values, or from
 /// a `Value`, holding their names), in the written order, reversed, as a collection and through
 /// `All`. INVALID rows (among them the table's last one), records lacking fields and empty

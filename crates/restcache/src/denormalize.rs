@@ -193,7 +193,6 @@ impl<'s> DenormalizeCtx<'s> {
         let Record::Entity(record) = &slot.record else {
             return Err(Unresolved);
         };
-        self.tables.table(table).prefetch_after(row);
         let shallow = self.stack.len() >= MAX_ENTITY_DEPTH || self.stack.contains(&(table, row));
         self.stack.push((table, row));
         let r = E::read_record(&mut RecordReader {

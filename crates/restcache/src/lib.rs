@@ -63,20 +63,18 @@
 //! - [`Controller`]: fetch, suspense, subscribe, invalidate, expire, reset, optimistic updates.
 //! - [`Store`]: the normalized cache itself, synchronous and free of I/O.
 #![warn(missing_docs)]
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 mod bounded_value;
 pub mod controller;
 mod denormalize;
 mod error;
 mod normalize;
-mod prefetch;
 mod record;
 pub mod rest;
 mod rt;
 pub mod schema;
 mod seed;
-mod sip;
 pub mod store;
 mod tables;
 

@@ -379,36 +379,6 @@ impl Fields {
             .collect()
     }
 
-    /// A prefetch hint for the first cache line of this record's own block, whose pointers
-    /// [`prefetch_strings`](Self::prefetch_strings) follows later.
-    #[inline(always)]
-    pub fn prefetch_block(&self) {
-        match self {
-            Fields::Shaped { values, .. } => crate::prefetch::line(values.as_ptr()),
-            Fields::Pairs { pairs, .. } => crate::prefetch::line(pairs.as_ptr()),
-        }
-    }
-
-    /// Prefetch hints for the heap blocks a read of this record reaches from it: its string
-    /// values, and its own names where a read compares them (a record from a `Value` keeps the
-    /// map's key strings; one marked with its shape is read by index instead).
-    #[inline(always)]
-    pub fn prefetch_strings(&self) {
-        match self {
-            Fields::Shaped { values, .. } => values.iter().for_each(crate::prefetch::string),
-            Fields::Pairs { pairs, shape, .. } => {
-                for (name, value) in pairs {
-                    if let Cow::Owned(name) = name
-                        && shape.is_none()
-                    {
-                        crate::prefetch::line(name.as_ptr());
-                    }
-                    crate::prefetch::string(value);
-                }
-            }
-        }
-    }
-
     /// The value of the field `name`.
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.position(name).map(|i| self.value(i))

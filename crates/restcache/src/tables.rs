@@ -4,7 +4,7 @@
 //! `(table, row, version)` dependencies without cloning any key.
 
 use std::collections::HashSet;
-use std::collections::hash_map::RandomState;
+use std::collections::hash_map::{DefaultHasher, RandomState};
 use std::hash::BuildHasher;
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -13,43 +13,34 @@ use crate::rt::Instant;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::prefetch::{MIN_ROWS, ROWS_AHEAD, STRINGS_AHEAD};
 use crate::record::Fields;
-use crate::sip::{Keys, Sip, hash_str};
 
 pub(crate) type TableId = u32;
 
-/// The keys of the pk hash, drawn at random once per process: primary keys are chosen by
-/// servers, so the tables keep a keyed SipHash (std's, [`crate::sip`]) against collision
-/// flooding (HashDoS). They are two outputs of std's `RandomState`, itself keyed from the
-/// operating system's randomness.
-static PK_KEYS: LazyLock<Keys> = LazyLock::new(|| {
-    let random = RandomState::new();
-    Keys {
-        k0: random.hash_one(0_u8),
-        k1: random.hash_one(1_u8),
-    }
-});
+/// The random state of the pk hash, drawn once per process: primary keys are chosen by
+/// servers, so the tables keep std's keyed SipHash-1-3 (`RandomState`) against collision
+/// flooding (HashDoS).
+static PK_STATE: LazyLock<RandomState> = LazyLock::new(RandomState::new);
 
-/// The hasher of every table's rows (and of pending writes). One set of keys for all tables
+/// The hasher of every table's rows (and of pending writes). One random state for all tables
 /// lets a normalization hash each pk once and reuse the hash when it commits, into whichever
 /// tables the write lands in (the committed ones or an optimistic read state).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct PkHasher;
 
 impl BuildHasher for PkHasher {
-    type Hasher = Sip<1, 3>;
+    type Hasher = DefaultHasher;
 
     fn build_hasher(&self) -> Self::Hasher {
-        Sip::new(*PK_KEYS)
+        PK_STATE.build_hasher()
     }
 }
 
 impl PkHasher {
-    /// The hash of `pk` as a row key: what the maps' own hashing gives it, in one pass.
+    /// The hash of `pk` as a row key: what the maps' own hashing gives it.
     #[inline]
     pub fn pk(pk: &str) -> u64 {
-        hash_str::<1, 3>(*PK_KEYS, pk)
+        PK_STATE.hash_one(pk)
     }
 }
 
@@ -203,30 +194,6 @@ pub(crate) struct Table {
     pub rows: IndexMap<String, Slot, PkHasher>,
     /// Changes whenever any row's record changes or a row is added.
     pub version: u64,
-}
-
-impl Table {
-    /// Prefetch hints for the rows a read in table order reaches after `row`: the pk and the
-    /// record's block of the row [`ROWS_AHEAD`] on, whose loads then have that many rows' work
-    /// to arrive in; and the strings of the row [`STRINGS_AHEAD`] on, whose record's block was
-    /// asked for rows ago. None for a table too small to leave the caches ([`MIN_ROWS`]).
-    #[inline]
-    pub fn prefetch_after(&self, row: usize) {
-        if self.rows.len() < MIN_ROWS {
-            return;
-        }
-        if let Some((pk, slot)) = self.rows.get_index(row + ROWS_AHEAD) {
-            crate::prefetch::line(pk.as_ptr());
-            if let Record::Entity(fields) = &slot.record {
-                fields.prefetch_block();
-            }
-        }
-        if let Some((_, slot)) = self.rows.get_index(row + STRINGS_AHEAD)
-            && let Record::Entity(fields) = &slot.record
-        {
-            fields.prefetch_strings();
-        }
-    }
 }
 
 /// The tables of a store, few (one per entity key and collection key), found by a scan that

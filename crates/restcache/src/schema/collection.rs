@@ -213,8 +213,7 @@ fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>)
     };
     let refs = members.refs();
     let mut out = Vec::with_capacity(refs.len());
-    for (i, r) in refs.iter().enumerate() {
-        crate::prefetch::item_after(refs, i);
+    for r in refs {
         let item = if r.is_object() {
             T::from_passthrough(r)
         } else {

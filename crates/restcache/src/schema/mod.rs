@@ -201,8 +201,7 @@ impl<S: Schema> Schema for Vec<S> {
         };
         // Sized for every element: only unresolved ones (dropped) leave capacity unused.
         let mut out = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            crate::prefetch::item_after(items, i);
+        for item in items {
             if let Ok(v) = S::denormalize(item, ctx) {
                 out.push(v);
             }
