@@ -2,8 +2,10 @@
 #![allow(dead_code)]
 
 use demo_api::DemoServer;
+use restcache::controller::ControllerBuilder;
 use restcache::prelude::*;
-use restcache::rest::ResourceOptions;
+use restcache::rest::header::HeaderValue;
+use restcache::rest::{EndpointHooks, RequestInit, ResourceOptions};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Entity)]
@@ -33,19 +35,50 @@ pub fn setup_paused() -> (DemoServer, Controller) {
 }
 
 fn controller(server: &DemoServer) -> Controller {
+    // Injected faults are one-shot: a retry would hide them. The retry tests build their own.
+    controller_with(server, |b| b.retry(restcache::rest::Retry::never()))
+}
+
+/// A Controller on `server` with `configure` applied, and no timeout or idle-connection timer
+/// (so it also serves paused-clock tests).
+pub fn controller_with(
+    server: &DemoServer,
+    configure: impl FnOnce(ControllerBuilder) -> ControllerBuilder,
+) -> Controller {
     let client = restcache::reqwest::Client::builder()
         .redirect(restcache::reqwest::redirect::Policy::none())
         .pool_idle_timeout(None)
         .build()
         .expect("client");
-    // Injected faults are one-shot: a retry would hide them. The retry tests build their own.
-    Controller::builder()
-        .base_url(server.base_url())
-        .client(client)
-        .timeout(None)
-        .retry(restcache::rest::Retry::never())
-        .build()
-        .expect("controller")
+    configure(
+        Controller::builder()
+            .base_url(server.base_url())
+            .client(client)
+            .timeout(None),
+    )
+    .build()
+    .expect("controller")
+}
+
+/// Stamps each request with the paused clock's time since its `Instant`, in ms
+/// (`x-virtual-ms`).
+pub struct VirtualTime(pub tokio::time::Instant);
+
+impl EndpointHooks for VirtualTime {
+    fn request_init(&self, init: &mut RequestInit) {
+        let ms = (tokio::time::Instant::now() - self.0).as_millis().to_string();
+        init.headers
+            .insert("x-virtual-ms", HeaderValue::from_str(&ms).expect("digits"));
+    }
+}
+
+/// The `x-virtual-ms` stamp of every request the server saw, in order.
+pub fn virtual_times(server: &DemoServer) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .map(|r| r.header("x-virtual-ms").unwrap_or("-").to_owned())
+        .collect()
 }
 
 pub fn resource(opts: ResourceOptions) -> Resource<Todo> {

@@ -5,8 +5,7 @@ use std::time::Duration;
 
 use restcache::Error;
 use restcache::prelude::*;
-use restcache::rest::header::HeaderValue;
-use restcache::rest::{EndpointHooks, RequestInit, ResourceOptions};
+use restcache::rest::ResourceOptions;
 use serde_json::json;
 use tokio::time::Instant;
 
@@ -176,17 +175,6 @@ async fn r_sub_3_no_state_arrives_twice() {
     }
 }
 
-/// Stamps each request with the paused clock's time since `t0`, in ms.
-struct VirtualTime(Instant);
-
-impl EndpointHooks for VirtualTime {
-    fn request_init(&self, init: &mut RequestInit) {
-        let ms = (Instant::now() - self.0).as_millis().to_string();
-        init.headers
-            .insert("x-virtual-ms", HeaderValue::from_str(&ms).expect("digits"));
-    }
-}
-
 #[tokio::test(start_paused = true)]
 async fn r_sub_4_polling_follows_the_smallest_frequency_and_stops_with_the_last_stream() {
     let (server, ctrl) = setup_paused();
@@ -232,13 +220,8 @@ async fn r_sub_4_polling_follows_the_smallest_frequency_and_stops_with_the_last_
         tokio::task::yield_now().await;
     }
     spinner.abort();
-    let starts: Vec<String> = server
-        .requests()
-        .iter()
-        .map(|r| r.header("x-virtual-ms").unwrap_or("-").to_owned())
-        .collect();
     assert_eq!(
-        starts,
+        virtual_times(&server),
         ["0", "5000", "6000", "11000"],
         "polls at their times, none after the last stream"
     );
@@ -276,13 +259,8 @@ async fn r_sub_4_polling_pauses_while_offline_and_a_missed_poll_runs_when_back_o
     assert_eq!(live.next().await.unwrap().unwrap().title, "a period later");
     drop(live);
     spinner.abort();
-    let starts: Vec<String> = server
-        .requests()
-        .iter()
-        .map(|r| r.header("x-virtual-ms").unwrap_or("-").to_owned())
-        .collect();
     assert_eq!(
-        starts,
+        virtual_times(&server),
         ["0", "5000", "6000"],
         "the missed poll at once, then every period"
     );

@@ -11,11 +11,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
+use browser_tests::{api, control};
 use dioxus::prelude::*;
 use dioxus_todos::Todos;
 use futures_channel::oneshot;
 use restcache::controller::ReadStatus;
-use restcache::reqwest;
 use restcache::rest::{EndpointOptions, RestEndpoint};
 use restcache::{Controller, params};
 use restcache_dioxus::{use_controller_provider, use_live};
@@ -31,28 +31,11 @@ wasm_bindgen_test_configure!(run_in_browser);
 /// How long a test waits for the DOM before it fails: generous, as it only bounds a failure.
 const PATIENCE_MS: f64 = 20_000.0;
 
-/// The demo API's base URL, given at build time.
-fn api() -> &'static str {
-    option_env!("RESTCACHE_DEMO_API").expect("RESTCACHE_DEMO_API: run the suite with scripts/wasm.sh test")
-}
-
-/// A request to one of demo-api's control routes, outside restcache; its JSON answer.
-async fn control(method: reqwest::Method, path: &str) -> Value {
-    let response = reqwest::Client::new()
-        .request(method, format!("{}{path}", api()))
-        .send()
-        .await
-        .expect("the control route answers");
-    assert!(response.status().is_success(), "{path}: {}", response.status());
-    let text = response.text().await.unwrap();
-    serde_json::from_str(&text).unwrap_or(Value::Null)
-}
-
 /// `METHOD /path` of every request the server saw since the last reset to a path under
 /// `under`, in order. Tests look only at the paths they act on: an always-stale read of another
 /// test (see [`always_stale_user`]) may still be answered after that test ended.
 async fn requests(under: &str) -> Vec<String> {
-    let log = control(reqwest::Method::GET, "/_control/requests").await;
+    let log = control("GET", "/_control/requests", None).await;
     log.as_array()
         .expect("a list of requests")
         .iter()
@@ -64,15 +47,8 @@ async fn requests(under: &str) -> Vec<String> {
 /// Changes a record at the server behind the app's back (`PATCH path`), and forgets that
 /// request.
 async fn change_on_server(path: &str, body: Value) {
-    let response = reqwest::Client::new()
-        .patch(format!("{}{path}", api()))
-        .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert!(response.status().is_success());
-    control(reqwest::Method::DELETE, "/_control/requests").await;
+    control("PATCH", path, Some(body)).await;
+    control("DELETE", "/_control/requests", None).await;
 }
 
 /// A user, read with no expiry to speak of: stale as soon as it is written, and read by nothing
@@ -157,7 +133,7 @@ impl App {
     /// Reseeds the API and mounts the app with a Controller pointed at it; with `watch`, shows
     /// user u2 beside it (see [`Watched`]).
     async fn mount(watch: bool) -> App {
-        control(reqwest::Method::POST, "/_control/reset").await;
+        control("POST", "/_control/reset", None).await;
         let ctrl = Controller::builder().base_url(api()).build().expect("a Controller");
         let document = web_sys::window().unwrap().document().unwrap();
         let root = document.create_element("div").unwrap();

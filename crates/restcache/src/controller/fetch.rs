@@ -496,8 +496,8 @@ impl Controller {
                         store.write_fetched::<S>(&req.key, &write_args, &fetched.bytes, opts, layer, &syntax)
                     }
                 }
-                .map(|value| (value, fetched.head.clone()))
                 .map_err(|e| fetched.blame(e).with_url(&req.url))
+                .map(|value| (value, fetched.head))
             });
             rolled_back = layer.is_some() && written.is_err();
             match written {

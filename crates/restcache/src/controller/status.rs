@@ -144,15 +144,7 @@ impl Controller {
         ep: &RestEndpoint<S, B, G>,
         args: impl Serialize,
     ) -> Result<ReadStatus<S::Output>, Error> {
-        self.read_status::<S>(&ep.cfg, &args_map(&args)?)
-    }
-
-    /// [`status`](Self::status) of an endpoint's config and args.
-    pub(crate) fn read_status<S: Schema>(
-        &self,
-        cfg: &EndpointConfig,
-        args: &Map<String, Value>,
-    ) -> Result<ReadStatus<S::Output>, Error> {
+        let cfg = &ep.cfg;
         if cfg.method != Method::GET {
             let reason = format!(
                 "{} is a {} member; only GET members have a read status",
@@ -160,14 +152,27 @@ impl Controller {
             );
             return Err(Error::InvalidConfig { reason });
         }
-        let key = cfg.key(args)?;
-        let flight_key = (cfg.url(args)?, TypeId::of::<S>());
+        let args = args_map(&args)?;
+        let (key, url) = (cfg.key(&args)?, cfg.url(&args)?);
+        self.read_status::<S>(cfg, &args, &key, url)
+    }
+
+    /// [`status`](Self::status) of a GET whose key and URL are built (a live view reads it
+    /// after every change, so it builds them once).
+    pub(crate) fn read_status<S: Schema>(
+        &self,
+        cfg: &EndpointConfig,
+        args: &Map<String, Value>,
+        key: &str,
+        url: String,
+    ) -> Result<ReadStatus<S::Output>, Error> {
+        let flight_key = (url, TypeId::of::<S>());
         // Flights, then the store: the order `start` takes them in.
         let flights = self.inner.in_flight.lock();
         let store = self.inner.store.lock();
         // A flight from before a reset is not one a read would join (R-EXP-5).
         let fetching = flights.get(&flight_key).is_some_and(|f| f.epoch() == store.epoch());
-        let read = store.get_response_with::<S>(&key, args, cfg.invalid_if_stale)?;
+        let read = store.get_response_with::<S>(key, args, cfg.invalid_if_stale)?;
         drop(store);
         drop(flights);
         // What `suspense` would serve: usable data, unless a hard error hides it (R-POL-2).

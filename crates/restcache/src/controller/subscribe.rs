@@ -415,7 +415,7 @@ impl Controller {
         let status_of: StatusOf<S::Output> = {
             let (ctrl, req) = (self.clone(), req.clone());
             Box::new(move || {
-                ctrl.read_status::<S>(&req.cfg, &req.args)
+                ctrl.read_status::<S>(&req.cfg, &req.args, &req.key, req.url.clone())
                     .unwrap_or_else(|error| ReadStatus::Error { error, data: None })
             })
         };
