@@ -8,9 +8,9 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::record::{Fields, Indexed, same_bytes};
+use crate::record::{Fields, Indexed};
 use crate::schema::{Entity, Schema};
-use crate::tables::{Record, Slot, TableId, Tables};
+use crate::tables::{Layered, Record, Slot, TableId};
 
 /// A reference that does not resolve: its record is missing or INVALID (R-READ-1).
 ///
@@ -35,26 +35,18 @@ pub(crate) struct Deps {
     pub slots: Vec<SlotDep>,
     /// References to records that did not exist.
     pub missing: Vec<(&'static str, String)>,
-    /// Tables enumerated by `All`, with their version (`0` when the table did not exist).
-    pub tables: Vec<(&'static str, u64)>,
+    /// Tables enumerated by `All`, with their [`Layered::version`].
+    pub tables: Vec<(&'static str, (u64, u64))>,
 }
 
 impl Deps {
     /// Whether every dependency still has the version it had when it was recorded.
-    pub fn current(&self, tables: &Tables) -> bool {
-        self.slots.iter().all(|d| {
-            tables
-                .get_table(d.table)
-                .and_then(|t| t.rows.get_index(d.row as usize))
-                .is_some_and(|(_, s)| s.version == d.version)
-        }) && self
-            .missing
+    pub fn current(&self, tables: Layered<'_>) -> bool {
+        self.slots
             .iter()
-            .all(|(t, pk)| tables.by_name(t).is_none_or(|t| !t.rows.contains_key(pk.as_str())))
-            && self
-                .tables
-                .iter()
-                .all(|(t, v)| tables.by_name(t).map_or(0, |t| t.version) == *v)
+            .all(|d| tables.holds(d.table, d.row as usize, d.version))
+            && self.missing.iter().all(|(t, pk)| tables.find(t, pk).is_none())
+            && self.tables.iter().all(|(t, v)| tables.version(t) == *v)
     }
 }
 
@@ -62,7 +54,7 @@ impl Deps {
 ///
 /// Passed to [`Schema::denormalize`]; user code meets it only in hand-written schema impls.
 pub struct DenormalizeCtx<'s> {
-    pub(crate) tables: &'s Tables,
+    pub(crate) tables: Layered<'s>,
     pub(crate) args: &'s Value,
     stack: Vec<(TableId, usize)>,
     /// Per table (by `id % HINTS`): the row after the last one found there, where the next
@@ -82,7 +74,7 @@ const HINTS: usize = 8;
 
 impl<'s> DenormalizeCtx<'s> {
     /// A read that records what it depends on in `deps`, for the memo.
-    pub(crate) fn new(tables: &'s Tables, args: &'s Value) -> Self {
+    pub(crate) fn new(tables: Layered<'s>, args: &'s Value) -> Self {
         DenormalizeCtx {
             tables,
             args,
@@ -98,7 +90,7 @@ impl<'s> DenormalizeCtx<'s> {
     /// layers' existence checks, reads without the memo): it records no dependencies, which
     /// only the memo reads, to check that an entry is current and, in query mode, for the
     /// earliest expiry of the rows it touched (a list of todos notes each todo and its user).
-    pub(crate) fn untracked(tables: &'s Tables, args: &'s Value) -> Self {
+    pub(crate) fn untracked(tables: Layered<'s>, args: &'s Value) -> Self {
         DenormalizeCtx {
             tracked: false,
             ..Self::new(tables, args)
@@ -129,23 +121,23 @@ impl<'s> DenormalizeCtx<'s> {
     /// Looks a record up by table and pk, recording the dependency (when tracked).
     ///
     /// A list read back in the order it was written finds its entities in consecutive rows, and
-    /// one entity often follows itself (ten todos of one user): so the row after the previous
-    /// find in the same table, then that row itself, are compared with `pk` before the pk is
-    /// hashed. Rows are never removed, so a row whose key is `pk` is the one a hash lookup finds.
+    /// one entity often follows itself (ten todos of one user): so the committed row after the
+    /// previous find in the same table, then that row itself, are compared with `pk` before the
+    /// pk is hashed. Rows are never removed, so a row whose key is `pk` is the one a hash lookup
+    /// finds. A row a pending optimistic layer wrote hides the committed one.
     pub(crate) fn slot(&mut self, table: &'static str, pk: &str) -> Option<(TableId, usize, &'s Slot)> {
-        let found = self.tables.id(table).and_then(|id| {
-            let rows = &self.tables.table(id).rows;
+        let tables = self.tables;
+        let committed = || {
+            let id = tables.base.id(table)?;
+            let rows = &tables.base.table(id).rows;
             let next = self.next_rows[id as usize % HINTS] as usize;
-            let at = |row: usize| {
-                rows.get_index(row)
-                    .filter(|(k, _)| same_bytes(k, pk))
-                    .map(|(_, s)| (row, s))
-            };
+            let at = |row: usize| rows.get_index(row).filter(|(k, _)| *k == pk).map(|(_, s)| (row, s));
             at(next)
                 .or_else(|| next.checked_sub(1).and_then(at))
                 .or_else(|| rows.get_full(pk).map(|(row, _, slot)| (row, slot)))
                 .map(|(row, slot)| (id, row, slot))
-        });
+        };
+        let found = tables.find_layered(table, pk).or_else(committed);
         let found = match (found, self.pages.iter().find(|(t, p, _)| *t == table && p == pk)) {
             (Some((id, row, _)), Some((_, _, page))) => Some((id, row, page)),
             (found, _) => found,
@@ -178,14 +170,12 @@ impl<'s> DenormalizeCtx<'s> {
     }
 
     /// Records a dependency on a whole table (its set of rows, when tracked), for `All`. Returns
-    /// its id.
-    pub(crate) fn enumerate(&mut self, table: &'static str) -> Option<TableId> {
-        let id = self.tables.id(table);
+    /// whether it exists.
+    pub(crate) fn enumerate(&mut self, table: &'static str) -> bool {
         if self.tracked {
-            let version = id.map_or(0, |id| self.tables.table(id).version);
-            self.deps.tables.push((table, version));
+            self.deps.tables.push((table, self.tables.version(table)));
         }
-        id
+        self.tables.exists(table)
     }
 
     /// Builds an entity from a row, shallow when it is already on the path or too deep.

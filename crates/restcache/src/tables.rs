@@ -235,28 +235,25 @@ impl Tables {
 }
 
 impl Tables {
-    /// The table `id`, if it exists here (dependencies may come from another state).
+    /// The table `id`, if it exists here.
     pub fn get_table(&self, id: TableId) -> Option<&Table> {
         self.tables.get(id as usize).map(|(_, t)| t)
     }
 
-    /// After a rebuild of the read state: every record that layers wrote (its version differs
-    /// from `committed`) and that equals its record in `previous` takes the previous version,
-    /// and so does a table whose rows all kept theirs. Reads that depend only on unchanged
-    /// records then keep their identity (R-READ-5).
-    pub fn keep_versions_of(&mut self, previous: &Tables, committed: &Tables) {
+    /// The name of table `id`, if it exists here.
+    pub fn name(&self, id: TableId) -> Option<&'static str> {
+        self.tables.get(id as usize).map(|(n, _)| *n)
+    }
+
+    /// After the layered rows were written again: every row that equals its row in `previous`
+    /// takes the previous version, and so does a table whose rows all kept theirs. Reads that
+    /// depend only on unchanged rows then keep their identity (R-READ-5).
+    pub fn keep_versions_of(&mut self, previous: &Tables) {
         for (name, table) in &mut self.tables {
             let Some(prev) = previous.by_name(name) else {
                 continue;
             };
-            let base = committed.by_name(name);
             for (pk, slot) in &mut table.rows {
-                let untouched = base
-                    .and_then(|b| b.rows.get(pk))
-                    .is_some_and(|b| b.version == slot.version);
-                if untouched {
-                    continue;
-                }
                 if let Some(p) = prev.rows.get(pk)
                     && p.record == slot.record
                 {
@@ -273,6 +270,100 @@ impl Tables {
                 table.version = prev.version;
             }
         }
+    }
+}
+
+/// The bit of a [`TableId`] that names a table of [`Layered::over`] rather than of
+/// [`Layered::base`].
+const LAYERED: TableId = 1 << 31;
+
+/// The tables reads see (R-STORE-2): the committed tables, and over them the rows the pending
+/// optimistic layers wrote, which hide the committed rows of the same table and pk. Layers hold
+/// only what they write, so a read costs one more lookup while layers are pending and nothing
+/// is ever copied from the committed tables but the rows a layer changes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Layered<'s> {
+    pub base: &'s Tables,
+    pub over: Option<&'s Tables>,
+}
+
+impl<'s> Layered<'s> {
+    /// The committed tables alone.
+    pub fn committed(base: &'s Tables) -> Self {
+        Layered { base, over: None }
+    }
+
+    /// The table `id`, a committed or a layered one, if it exists.
+    pub fn get_table(self, id: TableId) -> Option<&'s Table> {
+        match id & LAYERED {
+            0 => self.base.get_table(id),
+            _ => self.over?.get_table(id & !LAYERED),
+        }
+    }
+
+    /// Whether table `name` exists, committed or layered.
+    pub fn exists(self, name: &str) -> bool {
+        self.base.id(name).is_some() || self.over.is_some_and(|o| o.id(name).is_some())
+    }
+
+    /// The row `pk` of table `name` as reads see it: its table id, row index and slot.
+    pub fn find(self, name: &str, pk: &str) -> Option<(TableId, usize, &'s Slot)> {
+        self.find_layered(name, pk).or_else(|| {
+            let id = self.base.id(name)?;
+            let (row, _, slot) = self.base.table(id).rows.get_full(pk)?;
+            Some((id, row, slot))
+        })
+    }
+
+    /// The row `pk` of table `name` if a layer wrote it.
+    pub fn find_layered(self, name: &str, pk: &str) -> Option<(TableId, usize, &'s Slot)> {
+        let over = self.over?;
+        let id = over.id(name)?;
+        let (row, _, slot) = over.table(id).rows.get_full(pk)?;
+        Some((id | LAYERED, row, slot))
+    }
+
+    /// Whether row `row` of table `id` still has `version` and no layer hides it.
+    pub fn holds(self, id: TableId, row: usize, version: u64) -> bool {
+        let Some((pk, slot)) = self.get_table(id).and_then(|t| t.rows.get_index(row)) else {
+            return false;
+        };
+        slot.version == version
+            && (id & LAYERED != 0
+                || self.over.is_none()
+                || self
+                    .base
+                    .name(id)
+                    .is_none_or(|name| self.find_layered(name, pk).is_none()))
+    }
+
+    /// The versions of table `name`: the committed one's and the layered one's (`0` for a
+    /// table that does not exist). Either changes when a row is added or changed.
+    pub fn version(self, name: &str) -> (u64, u64) {
+        let version = |t: &Tables| t.by_name(name).map_or(0, |t| t.version);
+        (version(self.base), self.over.map_or(0, version))
+    }
+
+    /// Every row of table `name` as reads see it: the committed rows in order, a layered row in
+    /// place of the committed row it hides, then the rows only the layers have.
+    pub fn rows(self, name: &str) -> impl Iterator<Item = (TableId, usize, &'s str, &'s Slot)> {
+        let base = self.base.id(name).map(|id| (id, &self.base.table(id).rows));
+        let over = self.over.and_then(|o| o.id(name).map(|id| (id, &o.table(id).rows)));
+        let committed = base.into_iter().flat_map(move |(id, rows)| {
+            rows.iter().enumerate().map(move |(row, (pk, slot))| {
+                self.find_layered(name, pk)
+                    .map_or((id, row, pk.as_str(), slot), |(id, row, slot)| {
+                        (id, row, pk.as_str(), slot)
+                    })
+            })
+        });
+        let added = over.into_iter().flat_map(move |(id, rows)| {
+            rows.iter()
+                .enumerate()
+                .filter(move |(_, (pk, _))| base.is_none_or(|(_, b)| !b.contains_key(pk.as_str())))
+                .map(move |(row, (pk, slot))| (id | LAYERED, row, pk.as_str(), slot))
+        });
+        committed.chain(added)
     }
 }
 

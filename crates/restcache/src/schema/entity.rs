@@ -109,13 +109,12 @@ pub mod entity_impl {
     }
 
     pub fn read_all<E: Entity>(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<E>) -> bool {
-        let Some(id) = ctx.enumerate(E::KEY) else {
+        if !ctx.enumerate(E::KEY) {
             return false;
-        };
+        }
         let tables = ctx.tables;
-        let rows = &tables.table(id).rows;
-        out.reserve(rows.len());
-        for (row, (_, slot)) in rows.iter().enumerate() {
+        out.reserve(tables.base.by_name(E::KEY).map_or(0, |t| t.rows.len()));
+        for (id, row, _, slot) in tables.rows(E::KEY) {
             if let Record::Entity(_) = slot.record
                 && let Ok(e) = ctx.read_slot::<E>(id, row, slot)
             {

@@ -155,12 +155,12 @@ pub fn query<U: Union>(ctx: &mut DenormalizeCtx<'_>) -> Option<Result<U, Unresol
 pub fn read_all<U: Union>(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<U>) -> bool {
     let mut any = false;
     for (i, key) in U::KEYS.iter().enumerate() {
-        let Some(id) = ctx.enumerate(key) else {
+        if !ctx.enumerate(key) {
             continue;
-        };
+        }
         any = true;
         let tables = ctx.tables;
-        for (pk, slot) in &tables.table(id).rows {
+        for (_, _, pk, slot) in tables.rows(key) {
             let Record::Entity(record) = &slot.record else {
                 continue;
             };

@@ -1,22 +1,28 @@
 //! Optimistic layers: the read state is the committed state with every pending layer applied in
 //! start order (R-STORE-2, R-OPTM-2..4).
+//!
+//! The layers write into one set of tables of their own, over the committed ones: each row a
+//! layer writes is copied there from the committed tables (or made) and changed, and reads look
+//! there first ([`Layered`]). Starting a layer writes its rows on top; a commit or a rollback
+//! writes every pending layer again over the new committed state (R-OPTM-3: a layer's value
+//! depends on what is beneath it). Each costs what the layers write, not what the store holds.
 
 use std::sync::Arc;
 
 use crate::rt::Instant;
 use serde_json::Value;
 
-use super::write::{apply_pending, prepare};
+use super::write::{apply_layered, prepare};
 use super::{DEFAULT_DATA_EXPIRY, KeyMap, Store, StoredResult, get_hashed, key_hash};
 use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
 use crate::normalize::{NormalizeCtx, Pending, as_map};
 use crate::rest::Optimistic;
 use crate::schema::{CollectionPolicy, Schema};
-use crate::tables::{EntityMeta, Tables};
+use crate::tables::{EntityMeta, Layered, Tables};
 
 type Normalize = fn(&Tables, &LayerInput<'_>) -> Result<(Value, Pending), Error>;
-type Exists = fn(&Tables, &Value) -> bool;
+type Exists = fn(Layered<'_>, &Value) -> bool;
 
 /// What a layer normalizes.
 pub(crate) struct LayerInput<'a> {
@@ -60,7 +66,7 @@ impl Layer {
     }
 
     /// The layer's value against the state beneath it (R-OPTM-3); `None` means no layer.
-    fn value(&self, beneath: &Tables) -> Option<Value> {
+    fn value(&self, beneath: Layered<'_>) -> Option<Value> {
         let spec = &self.spec;
         let merged = || {
             let mut m = as_map(&spec.args).clone();
@@ -91,21 +97,28 @@ fn normalize_layer<S: Schema>(tables: &Tables, input: &LayerInput<'_>) -> Result
 }
 
 /// Whether the entity the args name is stored and valid (query mode finds it).
-fn exists_layer<S: Schema>(tables: &Tables, args: &Value) -> bool {
+fn exists_layer<S: Schema>(tables: Layered<'_>, args: &Value) -> bool {
     S::query(&mut DenormalizeCtx::untracked(tables, args)).is_some_and(|r| r.is_ok())
 }
 
 /// The read state while layers are pending.
 pub(crate) struct Derived {
-    pub tables: Tables,
+    /// The rows the layers wrote, each a committed row changed or a new one.
+    pub over: Tables,
     pub results: KeyMap<StoredResult>,
 }
 
 impl Store {
     /// Adds a layer on top (its fetch just started).
     pub(crate) fn add_layer(&mut self, layer: Layer) {
+        let now = Instant::now();
+        let mut derived = self.derived.take().unwrap_or_else(|| Derived {
+            over: Tables::default(),
+            results: KeyMap::default(),
+        });
+        write_layer(&self.tables, &mut self.next_version, &layer, &mut derived, None, now);
+        self.derived = Some(derived);
         self.layers.push(layer);
-        self.rebuild_read_state();
         self.version += 1;
     }
 
@@ -123,16 +136,26 @@ impl Store {
         if self.derived.is_none() || self.meta.get(key).is_some_and(|m| m.invalidated) {
             return false;
         }
-        let mut ctx = DenormalizeCtx::untracked(&self.tables, args);
+        let mut ctx = DenormalizeCtx::untracked(Layered::committed(&self.tables), args);
         match self.results.get(key) {
             Some(r) => S::denormalize(&r.value, &mut ctx).is_ok(),
             None => S::query(&mut ctx).is_some_and(|r| r.is_ok()),
         }
     }
 
+    /// How many rows the pending layers hold over the committed tables.
+    #[cfg(test)]
+    fn layered_rows(&self) -> usize {
+        let tables = self.derived.as_ref().map(|d| &d.over);
+        tables.map_or(0, |t| t.iter().map(|(_, t)| t.rows.len()).sum())
+    }
+
     /// The tables reads see.
-    pub(crate) fn read_tables(&self) -> &Tables {
-        self.derived.as_ref().map_or(&self.tables, |d| &d.tables)
+    pub(crate) fn read_tables(&self) -> Layered<'_> {
+        Layered {
+            base: &self.tables,
+            over: self.derived.as_ref().map(|d| &d.over),
+        }
     }
 
     /// The result reads see under `key`: a layer's, else the committed one.
@@ -149,47 +172,217 @@ impl Store {
     }
 
     /// Recomputes the read state: the committed tables with every layer applied in start order.
-    /// A record (or table) the rebuild leaves as it was keeps its version, so reads that depend
-    /// on it keep their identity.
+    /// A row (or table) the rebuild leaves as it was keeps its version, so reads that depend on
+    /// it keep their identity.
     pub(crate) fn rebuild_read_state(&mut self) {
         let previous = self.derived.take();
         if self.layers.is_empty() {
             return;
         }
         let now = Instant::now();
-        let mut tables = self.tables.clone();
-        let mut results = KeyMap::default();
+        let mut derived = Derived {
+            over: Tables::default(),
+            results: KeyMap::default(),
+        };
         for layer in &self.layers {
-            let Some(value) = layer.value(&tables) else {
-                continue;
-            };
-            let (normalize, layer) = (layer.normalize, &layer.spec);
-            let creates = matches!(layer.transform, Optimistic::Push | Optimistic::Unshift);
-            let input = LayerInput {
-                method: &layer.method,
-                value: &value,
-                args: &layer.args,
-                body: layer.body.as_ref(),
-                placeholder: creates.then_some(layer.placeholder.as_str()),
-                policy: layer.policy.as_deref(),
-            };
-            match normalize(&tables, &input) {
-                Ok((result, pending)) => {
-                    let meta = EntityMeta::new(layer.fetched_at, now, now + DEFAULT_DATA_EXPIRY);
-                    apply_pending(&mut tables, &mut self.next_version, pending, meta);
-                    let version = previous
-                        .as_ref()
-                        .and_then(|p| p.results.get(&layer.key))
-                        .filter(|r| r.value == result)
-                        .map_or_else(|| Self::bump(&mut self.next_version), |r| r.version);
-                    results.insert(layer.key.clone(), StoredResult { value: result, version });
-                }
-                Err(e) => tracing::warn!(key = %layer.key, error = %e, "optimistic layer skipped"),
-            }
+            let next = &mut self.next_version;
+            write_layer(&self.tables, next, layer, &mut derived, previous.as_ref(), now);
         }
         if let Some(previous) = previous {
-            tables.keep_versions_of(&previous.tables, &self.tables);
+            derived.over.keep_versions_of(&previous.over);
         }
-        self.derived = Some(Derived { tables, results });
+        self.derived = Some(derived);
+    }
+}
+
+/// Writes `layer` over the committed tables `base` and the layers beneath it, into `derived`,
+/// taking versions from `next`. Its result keeps its version in `previous` when it is the same.
+fn write_layer(
+    base: &Tables,
+    next: &mut u64,
+    layer: &Layer,
+    derived: &mut Derived,
+    previous: Option<&Derived>,
+    now: Instant,
+) {
+    let beneath = Layered {
+        base,
+        over: Some(&derived.over),
+    };
+    let Some(value) = layer.value(beneath) else {
+        return;
+    };
+    let (normalize, layer) = (layer.normalize, &layer.spec);
+    let creates = matches!(layer.transform, Optimistic::Push | Optimistic::Unshift);
+    let input = LayerInput {
+        method: &layer.method,
+        value: &value,
+        args: &layer.args,
+        body: layer.body.as_ref(),
+        placeholder: creates.then_some(layer.placeholder.as_str()),
+        policy: layer.policy.as_deref(),
+    };
+    match normalize(base, &input) {
+        Ok((result, pending)) => {
+            let meta = EntityMeta::new(layer.fetched_at, now, now + DEFAULT_DATA_EXPIRY);
+            apply_layered(&mut derived.over, base, next, pending, meta);
+            let version = previous
+                .and_then(|p| p.results.get(&layer.key))
+                .filter(|r| r.value == result)
+                .map_or_else(|| Store::bump(next), |r| r.version);
+            derived
+                .results
+                .insert(layer.key.clone(), StoredResult { value: result, version });
+        }
+        Err(e) => tracing::warn!(key = %layer.key, error = %e, "optimistic layer skipped"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use std::time::Duration;
+
+    use super::*;
+    use crate::schema::{Entity, RecordReader, Unresolved, pk_string};
+    use crate::store::write::syntax_error;
+    use crate::store::{Detached, WriteOptions};
+
+    #[derive(Clone, Debug, Default, PartialEq)]
+    struct Tag {
+        name: String,
+        n: u64,
+    }
+
+    impl Entity for Tag {
+        const KEY: &'static str = "Tag";
+        const COLLECTION_KEY: &'static str = "[Tag]";
+        fn pk(input: &Value) -> Option<String> {
+            pk_string(input.get("name"))
+        }
+        fn read_record(r: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved> {
+            Ok(Tag {
+                name: r.plain("name")?.unwrap_or_default(),
+                n: r.plain("n")?.unwrap_or_default(),
+            })
+        }
+    }
+    crate::impl_entity_schema!(Tag);
+
+    fn update(id: u64, name: &str, n: u64) -> Layer {
+        Layer::new::<Tag>(LayerSpec {
+            id,
+            fetched_at: Instant::now(),
+            key: format!("PUT /tags/{name}"),
+            method: "PUT".into(),
+            args: json!({ "name": name }),
+            body: Some(json!({ "n": n })),
+            transform: Optimistic::Update,
+            placeholder: format!("optimistic-{id}"),
+            policy: None,
+        })
+    }
+
+    fn read(store: &Store, name: &str) -> Option<Tag> {
+        let args = json!({ "name": name });
+        let data = store.get_response::<Tag>("GET /tags/x", &args).unwrap().data;
+        data.map(|t| (*t).clone())
+    }
+
+    /// R-OPTM-2..4 (#25): a layer holds the rows it writes and reads fall through to the
+    /// committed tables, so starting, committing and rolling back a layer cost what it writes,
+    /// whatever the store holds.
+    #[test]
+    fn r_optm_2_a_layer_holds_only_the_rows_it_writes() {
+        let mut store = Store::new();
+        let tags: Vec<Value> = (0..1_000).map(|n| json!({ "name": n.to_string(), "n": n })).collect();
+        store
+            .set_response::<Vec<Tag>>("GET /tags", &(), Value::Array(tags))
+            .unwrap();
+
+        store.add_layer(update(1, "7", 70));
+        store.add_layer(update(2, "8", 80));
+        assert_eq!(store.layered_rows(), 2, "two layers, one row each");
+        assert_eq!(
+            read(&store, "7"),
+            Some(Tag {
+                name: "7".into(),
+                n: 70
+            })
+        );
+        assert_eq!(
+            read(&store, "8"),
+            Some(Tag {
+                name: "8".into(),
+                n: 80
+            })
+        );
+        assert_eq!(read(&store, "9"), Some(Tag { name: "9".into(), n: 9 }));
+
+        // The first one's response commits; the second layer stays, alone.
+        let (args, opts) = (json!({ "name": "7" }), WriteOptions::new());
+        let syntax = |e| syntax_error(e, None);
+        let body = br#"{"name": "7", "n": 71}"#;
+        let Detached::Ready(normalized) = Store::normalize_fetched::<Tag>("PUT /tags/7", &args, body, opts, &syntax)
+        else {
+            panic!("an entity body is normalized before the lock");
+        };
+        store
+            .commit_fetched::<Tag>("PUT /tags/7", &args, normalized, opts, Some(1))
+            .unwrap();
+        assert_eq!(store.layered_rows(), 1);
+        assert_eq!(
+            read(&store, "7"),
+            Some(Tag {
+                name: "7".into(),
+                n: 71
+            })
+        );
+        assert_eq!(
+            read(&store, "8"),
+            Some(Tag {
+                name: "8".into(),
+                n: 80
+            })
+        );
+
+        // The second one fails: rolled back, nothing is layered any more.
+        let error = Error::InvalidArgs { reason: "x".into() };
+        store.fail("PUT /tags/8", Instant::now(), error, Duration::from_secs(1), Some(2));
+        assert_eq!(store.layered_rows(), 0);
+        assert_eq!(read(&store, "8"), Some(Tag { name: "8".into(), n: 8 }));
+    }
+
+    /// R-OPTM-2, R-READ-5, R-ALL-2: under pending layers a read sees a layered row in place of
+    /// the committed one, an `All` read lists the rows in committed order with the layered ones
+    /// in their place, and a read that depends on no layered row keeps its `Arc`; once the layer
+    /// is rolled back, the committed rows show again.
+    #[test]
+    fn r_optm_2_reads_fall_through_the_layered_rows_to_the_committed_ones() {
+        use crate::schema::All;
+        let mut store = Store::new();
+        let tags = json!([{ "name": "a", "n": 1 }, { "name": "b", "n": 2 }, { "name": "c", "n": 3 }]);
+        store.set_response::<Vec<Tag>>("GET /tags", &(), tags).unwrap();
+        let all = |store: &Store| store.get_response::<All<Tag>>("ALL tags", &()).unwrap().data.unwrap();
+        let untouched = store
+            .get_response::<Tag>("GET /tags/c", &json!({ "name": "c" }))
+            .unwrap();
+
+        store.add_layer(update(1, "b", 20));
+        let ns: Vec<u64> = all(&store).iter().map(|t| t.n).collect();
+        assert_eq!(ns, [1, 20, 3]);
+        let again = store
+            .get_response::<Tag>("GET /tags/c", &json!({ "name": "c" }))
+            .unwrap();
+        assert!(Arc::ptr_eq(
+            untouched.data.as_ref().unwrap(),
+            again.data.as_ref().unwrap()
+        ));
+
+        let error = Error::InvalidArgs { reason: "x".into() };
+        store.fail("PUT /tags/b", Instant::now(), error, Duration::from_secs(1), Some(1));
+        let ns: Vec<u64> = all(&store).iter().map(|t| t.n).collect();
+        assert_eq!(ns, [1, 2, 3]);
     }
 }

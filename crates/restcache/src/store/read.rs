@@ -311,8 +311,8 @@ impl Store {
             let enumerated = deps
                 .tables
                 .iter()
-                .filter_map(|(name, _)| tables.by_name(name))
-                .flat_map(|table| table.rows.values());
+                .flat_map(|(name, _)| tables.rows(name))
+                .map(|(_, _, _, slot)| slot);
             looked_up
                 .chain(enumerated)
                 .map(|slot| slot.meta.expires_at)

@@ -583,6 +583,45 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
     }
 }
 
+/// Applies the writes of an optimistic layer over the committed tables `base`, into `over`, the
+/// layers' own tables: a row the writes change is copied from `base` (or from nothing) into
+/// `over` first, so `base` is never written and `over` holds only what layers changed.
+pub(super) fn apply_layered(over: &mut Tables, base: &Tables, next: &mut u64, pending: Pending, meta: EntityMeta) {
+    for PendingTable {
+        name, rows, appended, ..
+    } in pending.tables
+    {
+        let committed = base.by_name(name);
+        let (_, t) = over.get_or_create(name);
+        for (index, (pk, slot)) in rows.into_iter().enumerate() {
+            let front = appended_at(&appended, index);
+            if let Some(stored) = t.rows.get_mut(&pk) {
+                if apply(stored, slot.record, front, meta) {
+                    stored.version = Store::bump(next);
+                    t.version = stored.version;
+                }
+                continue;
+            }
+            let written = match committed.and_then(|c| c.rows.get(&pk)) {
+                Some(stored) => {
+                    let mut copy = stored.clone();
+                    apply(&mut copy, slot.record, front, meta).then_some(copy)
+                }
+                None => Some(Slot {
+                    record: slot.record,
+                    meta,
+                    version: 0,
+                }),
+            };
+            if let Some(mut written) = written {
+                written.version = Store::bump(next);
+                t.version = written.version;
+                t.rows.insert(pk, written);
+            }
+        }
+    }
+}
+
 /// Applies one pending write (`record`; `appended` as [`PendingTable::appended`]) to a stored
 /// slot (R-NORM-6/7/9). Returns whether the record changed.
 fn apply(slot: &mut Slot, record: Record, appended: Option<bool>, meta: EntityMeta) -> bool {
