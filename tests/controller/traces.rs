@@ -85,6 +85,16 @@ impl Subscriber for Capture {
 }
 
 impl Capture {
+    /// Installs this capture as the thread's subscriber. tracing caches each callsite's
+    /// interest: a callsite that another test's thread first meets while the process's first
+    /// thread-local subscriber is being installed may cache the interest of that thread alone
+    /// ("never"), so the cache is rebuilt once this subscriber is in place.
+    fn install(&self) -> tracing::subscriber::DefaultGuard {
+        let guard = tracing::subscriber::set_default(self.clone());
+        tracing::callsite::rebuild_interest_cache();
+        guard
+    }
+
     fn seen(&self) -> Vec<Seen> {
         self.0.lock().unwrap().clone()
     }
@@ -100,7 +110,7 @@ impl Capture {
 #[tokio::test(flavor = "current_thread")]
 async fn r_trace_one_span_per_request_with_method_url_key_status_entities_and_duration() {
     let capture = Capture::default();
-    let _default = tracing::subscriber::set_default(capture.clone());
+    let _default = capture.install();
     let (server, ctrl) = setup().await;
     let list = ctrl.fetch(&todos().get_list(), params! { userId: "u1" }).await.unwrap();
     server.inject("/todos/1", Fault::Status(404));
@@ -140,7 +150,7 @@ async fn r_trace_one_span_per_request_with_method_url_key_status_entities_and_du
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn r_trace_events_for_invalidation_expiry_optimistic_updates_and_retries_at_debug_or_trace() {
     let capture = Capture::default();
-    let _default = tracing::subscriber::set_default(capture.clone());
+    let _default = capture.install();
     let server = DemoServer::start_on_thread().unwrap();
     let client = restcache::reqwest::Client::builder()
         .redirect(restcache::reqwest::redirect::Policy::none())
