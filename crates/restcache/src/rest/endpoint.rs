@@ -15,7 +15,7 @@ use super::hooks::{DefaultHooks, EndpointHooks};
 use super::retry::Retry;
 use crate::error::Error;
 use crate::schema::{CollectionPolicy, ListSchema, Page, Push, Schema, Unshift};
-use crate::store::{DEFAULT_DATA_EXPIRY, DEFAULT_ERROR_EXPIRY, args_map};
+use crate::store::{DEFAULT_DATA_EXPIRY, DEFAULT_ERROR_EXPIRY, Optimistic, args_map};
 
 /// The body type of an endpoint that declares none: any `Serialize` value is accepted.
 #[derive(Clone, Copy, Debug, Default)]
@@ -28,22 +28,6 @@ pub struct NoPages;
 /// Marks a list endpoint with a `pagination_field`, which offers [`RestEndpoint::get_page`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Pages;
-
-/// Which optimistic update a mutation member applies (R-OPTM-3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Optimistic {
-    /// `update`: `args ⊕ body` over the stored entity.
-    Update,
-    /// `partial_update`: `args ⊕ body`, only when the entity is stored.
-    PartialUpdate,
-    /// `delete` and the batch form: the entities read as INVALID at once.
-    Delete,
-    /// `push`: the new entity joins the end of matching lists.
-    Push,
-    /// `unshift`: the new entity joins the start of matching lists.
-    Unshift,
-}
 
 /// Options of one member, each `None` to keep what the member already has (R-RES-4/5). Schema
 /// and body types change with [`RestEndpoint::with_schema`] and [`RestEndpoint::with_body`].

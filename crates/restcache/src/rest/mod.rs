@@ -10,7 +10,8 @@ mod retry;
 /// HTTP header types, as hooks use them (reqwest's).
 pub use reqwest::header;
 
-pub use endpoint::{AnyBody, EndpointBuilder, EndpointOptions, NoPages, Optimistic, Pages, RestEndpoint};
+pub use crate::store::Optimistic;
+pub use endpoint::{AnyBody, EndpointBuilder, EndpointOptions, NoPages, Pages, RestEndpoint};
 pub use hooks::{AfterResponse, BoxFuture, Credentials, DefaultHooks, EndpointHooks, RequestInit, ResponseHead};
 pub use http::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, MAX_REDIRECTS};
 pub use resource::{NonFilterKeys, Resource, ResourceOptions};

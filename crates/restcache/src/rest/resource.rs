@@ -8,10 +8,11 @@ use std::time::Duration;
 use reqwest::Method;
 use restcache_path::Template;
 
-use super::endpoint::{AnyBody, EndpointConfig, EndpointOptions, Optimistic, RestEndpoint, Types, template_error};
+use super::endpoint::{AnyBody, EndpointConfig, EndpointOptions, RestEndpoint, Types, template_error};
 use super::hooks::EndpointHooks;
 use crate::error::Error;
 use crate::schema::{Collection, CollectionPolicy, EntitySchema, Invalidate, Schema};
+use crate::store::Optimistic;
 
 /// A `non_filter_argument_keys` rule given as a function.
 #[derive(Clone, Copy)]

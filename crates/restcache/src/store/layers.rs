@@ -17,9 +17,41 @@ use super::{DEFAULT_DATA_EXPIRY, KeyMap, Store, StoredResult, get_hashed, key_ha
 use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
 use crate::normalize::{NormalizeCtx, Pending, as_map};
-use crate::rest::Optimistic;
 use crate::schema::{CollectionPolicy, Schema};
 use crate::tables::{EntityMeta, Layered, Tables};
+
+/// Which optimistic update a mutation member applies (R-OPTM-3): what its layer writes before
+/// the server answers. Members of a resource with `optimistic: true` have one
+/// ([`RestEndpoint::optimistic`](crate::RestEndpoint::optimistic)).
+///
+/// ```
+/// use restcache::prelude::*;
+/// use restcache::rest::Optimistic;
+/// # #[derive(Clone, Debug, Default, Entity)]
+/// # struct Todo { #[entity(pk)] id: u64, title: String }
+/// let todos = Resource::<Todo>::new(ResourceOptions {
+///     path: "/todos/:id".into(),
+///     optimistic: true,
+///     ..Default::default()
+/// })?;
+/// assert_eq!(todos.update().optimistic(), Some(Optimistic::Update));
+/// assert_eq!(todos.get().optimistic(), None);
+/// # Ok::<(), restcache::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Optimistic {
+    /// `update`: `args ⊕ body` over the stored entity.
+    Update,
+    /// `partial_update`: `args ⊕ body`, only when the entity is stored.
+    PartialUpdate,
+    /// `delete` and the batch form: the entities read as INVALID at once.
+    Delete,
+    /// `push`: the new entity joins the end of matching lists.
+    Push,
+    /// `unshift`: the new entity joins the start of matching lists.
+    Unshift,
+}
 
 type Normalize = fn(&Tables, &LayerInput<'_>) -> Result<(Value, Pending), Error>;
 type Exists = fn(Layered<'_>, &Value) -> bool;

@@ -30,6 +30,7 @@ use crate::schema::{CollectionPolicy, Schema};
 use crate::tables::{PkHasher, Record, Tables};
 
 use layers::Derived;
+pub use layers::Optimistic;
 pub(crate) use layers::{Layer, LayerSpec};
 use read::Memo;
 
