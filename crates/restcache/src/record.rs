@@ -21,39 +21,11 @@ use serde_json::{Map, Value};
 /// A field name: a derive's `&'static str`, or a name only the response had.
 pub(crate) type Name = Cow<'static, str>;
 
-/// Whether a stored name is `name`: lengths first, then the address (a derive's name literal
-/// is usually the very string its record was written with), then the bytes.
+/// Whether a stored name is `name`: by address first (a derive's name literal is usually the
+/// very string its record was written with), then by text.
 #[inline]
 fn same_name(stored: &str, name: &str) -> bool {
-    stored.len() == name.len() && (std::ptr::eq(stored.as_ptr(), name.as_ptr()) || same_bytes(stored, name))
-}
-
-/// `a == b` for strings, without a call to `memcmp` when they are at most 16 bytes long (field
-/// names and most primary keys): two overlapping word loads from each end.
-#[inline(always)]
-pub(crate) fn same_bytes(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    let word8 = |s: &[u8], at: usize| {
-        let mut word = [0; 8];
-        word.copy_from_slice(&s[at..at + 8]);
-        u64::from_ne_bytes(word)
-    };
-    let word4 = |s: &[u8], at: usize| {
-        let mut word = [0; 4];
-        word.copy_from_slice(&s[at..at + 4]);
-        u32::from_ne_bytes(word)
-    };
-    match n {
-        0 => true,
-        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
-        4..=7 => (word4(a, 0) ^ word4(b, 0)) | (word4(a, n - 4) ^ word4(b, n - 4)) == 0,
-        8..=16 => (word8(a, 0) ^ word8(b, 0)) | (word8(a, n - 8) ^ word8(b, n - 8)) == 0,
-        _ => a == b,
-    }
+    std::ptr::eq(stored, name) || stored == name
 }
 
 /// Whether a `serde_json::Map` iterates in name order: it does unless some crate in the build
@@ -526,26 +498,6 @@ mod tests {
 
     fn map(fields: &Fields) -> Value {
         Value::Object(fields.to_map())
-    }
-
-    /// Names and pks are compared by `same_bytes`: it agrees with `==` at every length, for a
-    /// difference at any position (each word load of the short paths, and `memcmp` past 16).
-    #[test]
-    fn same_bytes_agrees_with_eq_at_every_length_and_position() {
-        for n in 0..=40 {
-            let a: String = (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
-            assert!(same_bytes(&a, &a.clone()), "{a:?}");
-            for at in 0..n {
-                let mut b = a.clone().into_bytes();
-                b[at] = b'#';
-                let b = String::from_utf8(b).unwrap();
-                assert!(!same_bytes(&a, &b), "{a:?} vs {b:?}");
-                assert!(!same_bytes(&b, &a), "{b:?} vs {a:?}");
-            }
-            let longer = format!("{a}z");
-            assert!(!same_bytes(&a, &longer) && !same_bytes(&longer, &a), "{a:?}");
-        }
-        assert!(same_bytes("é1", "é1") && !same_bytes("é1", "è1"));
     }
 
     /// R-NORM-6: of a name repeated in one object, the last value is kept; the record is the

@@ -25,7 +25,6 @@ use serde_json::{Map, Value};
 use crate::bounded_value::{self, Refused};
 use crate::error::Error;
 use crate::normalize::MAX_INPUT_DEPTH;
-use crate::record::same_bytes;
 use crate::schema::{CollectionPolicy, Schema};
 use crate::tables::{PkHasher, Record, Tables};
 
@@ -250,9 +249,7 @@ pub(crate) fn key_hash(key: &str) -> u64 {
 
 /// `map[key]`, `hash` being [`key_hash`]`(key)`.
 pub(crate) fn get_hashed<'m, V>(map: &'m KeyMap<V>, hash: u64, key: &str) -> Option<&'m V> {
-    map.raw_entry_v1()
-        .from_hash(hash, |k| same_bytes(k, key))
-        .map(|(_, v)| v)
+    map.raw_entry_v1().from_hash(hash, |k| k == key).map(|(_, v)| v)
 }
 
 /// Converts call args to an object (docs/behaviour.md): `()` and `null` are `{}`.
