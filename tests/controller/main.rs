@@ -11,6 +11,5 @@ mod hooks;
 mod optimistic;
 mod status;
 mod subscribe;
-mod traces;
 
 mod suspense;

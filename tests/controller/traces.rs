@@ -85,14 +85,10 @@ impl Subscriber for Capture {
 }
 
 impl Capture {
-    /// Installs this capture as the thread's subscriber. tracing caches each callsite's
-    /// interest: a callsite that another test's thread first meets while the process's first
-    /// thread-local subscriber is being installed may cache the interest of that thread alone
-    /// ("never"), so the cache is rebuilt once this subscriber is in place.
+    /// Installs this capture as the thread's subscriber (see the binary's doc, `tests/traces.rs`,
+    /// for why these tests run apart from the others).
     fn install(&self) -> tracing::subscriber::DefaultGuard {
-        let guard = tracing::subscriber::set_default(self.clone());
-        tracing::callsite::rebuild_interest_cache();
-        guard
+        tracing::subscriber::set_default(self.clone())
     }
 
     fn seen(&self) -> Vec<Seen> {
