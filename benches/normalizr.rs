@@ -3,12 +3,16 @@
 //! figures of `BASELINE.md` in that folder.
 //!
 //! ```text
-//! cargo bench --bench normalizr                      # readable table with the reference ratios
-//! cargo bench --bench normalizr -- --json            # one JSON object per workload, per line
-//! cargo bench --bench normalizr -- --json --quick    # what CI runs: tiny runs, N ≤ 10,000
-//! cargo bench --bench normalizr -- --filter scale    # only the workloads whose name contains it
-//! cargo bench --bench normalizr -- --only normalizeLong --calls 10   # exactly one workload, 10 calls
+//! cargo bench --bench normalizr --features bench-hooks                  # readable table with the reference ratios
+//! cargo bench --bench normalizr --features bench-hooks -- --json        # one JSON object per workload, per line
+//! cargo bench --bench normalizr --features bench-hooks -- --json --quick   # what CI runs: tiny runs, N ≤ 10,000
+//! cargo bench --bench normalizr --features bench-hooks -- --filter scale   # only the names containing it
+//! cargo bench --bench normalizr --features bench-hooks -- --only normalizeLong --calls 10   # one workload, 10 calls
 //! ```
+//!
+//! The bench needs the crate's `bench-hooks` feature (it is the target's `required-features`):
+//! `restcache::bench_hooks` reads without the memo and clears the memo, which the public API does
+//! not offer.
 //!
 //! `--calls N` skips warm-up and time targets: each workload runs exactly N times, so an
 //! instruction count (`valgrind --tool=callgrind`) of a run with N = 11 minus one with N = 1 is
@@ -21,7 +25,7 @@
 //!
 //! - Workloads without per-call setup are timed in batches (at least ~20 µs per batch) and their
 //!   results are kept in a vector until the batch's clock has stopped.
-//! - Workloads with per-call setup (a fresh `Store`, or `__clear_memo()` before a cold read) time
+//! - Workloads with per-call setup (a fresh `Store`, or `bench_hooks::clear_memo` before a cold read) time
 //!   every call on its own; the setup is untimed, and the measured cost of reading the clock
 //!   (a few tens of ns) is subtracted from each call.
 //!
@@ -57,6 +61,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use restcache::bench_hooks;
 use restcache::prelude::*;
 use restcache::store::WriteOptions;
 use serde::{Deserialize, Serialize};
@@ -636,7 +641,7 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
     }
     drop((list, all));
     let one_args = serde_json::json!({ "id": ONE_PROJECT });
-    let one = store.__read_uncached::<Project>("GET /projects/one", &one_args);
+    let one = bench_hooks::read_uncached::<Project>(&store, "GET /projects/one", &one_args);
     if one.as_ref().map(|p| p.build_types.build_type.len()) != Some(3) {
         return Err(format!("{ONE_PROJECT} does not read with its 3 build types"));
     }
@@ -684,21 +689,20 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
     });
     // The yardsticks of the reads: cloning what a read returns allocates what any read of
     // owned output must allocate (every string and vector), and does nothing else.
-    let typed = store
-        .__read_uncached::<ProjectList>(LONG_KEY, &())
-        .ok_or("the long list does not read")?;
+    let typed =
+        bench_hooks::read_uncached::<ProjectList>(&store, LONG_KEY, &()).ok_or("the long list does not read")?;
     b.run("cloneLong typed", LONG_ITEMS, || typed.clone());
     drop(typed);
     let typed = one.clone().ok_or("the project does not read")?;
     b.run("cloneOne Project typed", 4, || typed.clone());
     drop(typed);
     b.run("denormalizeLong donotcache", LONG_ITEMS, || {
-        store.__read_uncached::<ProjectList>(LONG_KEY, &())
+        bench_hooks::read_uncached::<ProjectList>(&store, LONG_KEY, &())
     });
     b.run_with(
         "denormalizeLong memo-cold",
         LONG_ITEMS,
-        || store.__clear_memo(),
+        || bench_hooks::clear_memo(&store),
         |()| store.get_response::<ProjectList>(LONG_KEY, &()).unwrap(),
     );
     b.run("denormalizeLong withCache", LONG_ITEMS, || {
@@ -707,14 +711,14 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
     b.run_with(
         "queryAll memo-cold",
         LONG_ITEMS,
-        || store.__clear_memo(),
+        || bench_hooks::clear_memo(&store),
         |()| store.get_response::<AllProjects>(ALL_PROJECTS_KEY, &()).unwrap(),
     );
     b.run("queryAll withCache", LONG_ITEMS, || {
         store.get_response::<AllProjects>(ALL_PROJECTS_KEY, &()).unwrap()
     });
     b.run("denormalizeOne Project donotcache", 4, || {
-        store.__read_uncached::<Project>("GET /projects/one", &one_args)
+        bench_hooks::read_uncached::<Project>(&store, "GET /projects/one", &one_args)
     });
     b.run_with(
         "setResponse long empty-store",
@@ -743,7 +747,7 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
     b.run_with(
         "getResponse long memo-cold",
         LONG_ITEMS,
-        || store.__clear_memo(),
+        || bench_hooks::clear_memo(&store),
         |()| store.get_response::<ProjectList>(LONG_KEY, &()).unwrap(),
     );
     Ok(())
@@ -786,18 +790,17 @@ fn github_user_workloads(b: &mut Bench) -> Result<(), String> {
         },
     );
     b.run_with("drainOne GithubUser Value", 1, || user.clone(), drain);
-    let typed = store
-        .__read_uncached::<GithubUser>(USER_KEY, &())
-        .ok_or("the GitHub user does not read")?;
+    let typed =
+        bench_hooks::read_uncached::<GithubUser>(&store, USER_KEY, &()).ok_or("the GitHub user does not read")?;
     b.run("cloneOne GithubUser typed", 1, || typed.clone());
     drop(typed);
     b.run("denormalizeOne GithubUser donotcache", 1, || {
-        store.__read_uncached::<GithubUser>(USER_KEY, &())
+        bench_hooks::read_uncached::<GithubUser>(&store, USER_KEY, &())
     });
     b.run_with(
         "denormalizeOne GithubUser memo-cold",
         1,
-        || store.__clear_memo(),
+        || bench_hooks::clear_memo(&store),
         |()| store.get_response::<GithubUser>(USER_KEY, &()).unwrap(),
     );
     b.run("denormalizeOne GithubUser withCache", 1, || {
@@ -856,16 +859,16 @@ fn scale_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
         return Err(format!("All<Todo> does not read the {n} todos"));
     }
 
-    let typed = store
-        .__read_uncached::<Vec<Todo>>(TODOS_KEY, &())
-        .ok_or("the Todo list does not read")?;
+    let typed = bench_hooks::read_uncached::<Vec<Todo>>(&store, TODOS_KEY, &()).ok_or("the Todo list does not read")?;
     b.run(names[5], items, || typed.clone());
     drop(typed);
-    b.run(names[1], items, || store.__read_uncached::<Vec<Todo>>(TODOS_KEY, &()));
+    b.run(names[1], items, || {
+        bench_hooks::read_uncached::<Vec<Todo>>(&store, TODOS_KEY, &())
+    });
     b.run_with(
         names[2],
         items,
-        || store.__clear_memo(),
+        || bench_hooks::clear_memo(&store),
         |()| store.get_response::<Vec<Todo>>(TODOS_KEY, &()).unwrap(),
     );
     b.run(names[3], items, || {
@@ -874,7 +877,7 @@ fn scale_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
     b.run_with(
         names[4],
         items,
-        || store.__clear_memo(),
+        || bench_hooks::clear_memo(&store),
         |()| store.get_response::<All<Todo>>(ALL_TODOS_KEY, &()).unwrap(),
     );
     Ok(())
@@ -914,7 +917,7 @@ fn page_workloads(b: &mut Bench, pages: usize, per_page: usize) -> Result<(), St
 
     let mut store = Store::new();
     one_key(&mut store);
-    let list = store.__read_uncached::<Collection<Vec<Todo>>>(TODOS_KEY, &());
+    let list = bench_hooks::read_uncached::<Collection<Vec<Todo>>>(&store, TODOS_KEY, &());
     let in_order = list.is_some_and(|l| l.len() == n && l.iter().zip(1..).all(|(t, id)| t.id == id));
     if !in_order {
         return Err(format!(
@@ -953,7 +956,7 @@ fn memory_run(n: usize, from_bytes: bool) -> ExitCode {
         eprintln!("[normalizr] {e}");
         return ExitCode::FAILURE;
     }
-    let read = store.__read_uncached::<Vec<Todo>>(TODOS_KEY, &());
+    let read = bench_hooks::read_uncached::<Vec<Todo>>(&store, TODOS_KEY, &());
     let count = read.as_ref().map_or(0, Vec::len);
     println!("normalized and read back {count} todos");
     if count == n {

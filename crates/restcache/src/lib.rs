@@ -65,6 +65,10 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// For this repository's benchmarks only, with the `bench-hooks` feature. Not public API.
+#[cfg(feature = "bench-hooks")]
+#[doc(hidden)]
+pub mod bench_hooks;
 mod bounded_value;
 pub mod controller;
 mod denormalize;

@@ -13,7 +13,7 @@ use crate::rt::Instant;
 use serde_json::Value;
 
 use super::write::{apply_layered, prepare};
-use super::{DEFAULT_DATA_EXPIRY, KeyMap, Store, StoredResult, get_hashed, key_hash};
+use super::{DEFAULT_DATA_EXPIRY, KeyMap, Store, StoredResult, get_hashed};
 use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
 use crate::normalize::{NormalizeCtx, Pending, as_map};
@@ -191,11 +191,13 @@ impl Store {
     }
 
     /// The result reads see under `key`: a layer's, else the committed one.
+    #[cfg(any(test, feature = "bench-hooks"))]
     pub(crate) fn read_result(&self, key: &str) -> Option<&StoredResult> {
-        self.read_result_hashed(key, key_hash(key))
+        self.read_result_hashed(key, super::key_hash(key))
     }
 
-    /// [`read_result`](Self::read_result), `hash` being [`key_hash`]`(key)`.
+    /// The result reads see under `key` (a layer's, else the committed one), `hash` being
+    /// [`key_hash`](super::key_hash)`(key)`.
     pub(crate) fn read_result_hashed(&self, key: &str, hash: u64) -> Option<&StoredResult> {
         self.derived
             .as_ref()

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
 use parking_lot::MutexGuard;
 
-use super::{Cached, ExpiryStatus, KeyMap, Store, args_map, args_value, get_hashed, key_hash};
+use super::{Cached, ExpiryStatus, KeyMap, Store, args_value, get_hashed, key_hash};
 use crate::denormalize::{DenormalizeCtx, Deps};
 use crate::error::Error;
 use crate::schema::{Registry, Schema};
@@ -281,20 +281,9 @@ impl Store {
         Ok((read.data, view))
     }
 
-    /// Benchmarks only: reads `key` without the memo (every call builds the output anew).
-    #[doc(hidden)]
-    pub fn __read_uncached<S: Schema>(&self, key: &str, args: &impl Serialize) -> Option<S::Output> {
-        let args = Value::Object(args_map(args).ok()?);
-        let mut ctx = DenormalizeCtx::untracked(self.read_tables(), &args);
-        match self.read_result(key) {
-            Some(r) => S::denormalize(&r.value, &mut ctx).ok(),
-            None => S::query(&mut ctx)?.ok(),
-        }
-    }
-
-    /// Benchmarks only: forgets every memoized read, so the next read is cold.
-    #[doc(hidden)]
-    pub fn __clear_memo(&self) {
+    /// Forgets every memoized read, so the next read is cold ([`crate::bench_hooks`]).
+    #[cfg(feature = "bench-hooks")]
+    pub(crate) fn clear_memo(&self) {
         self.memo.lock().entries.clear();
     }
 
