@@ -11,8 +11,8 @@
 //! ```
 //!
 //! The bench needs the crate's `bench-hooks` feature (it is the target's `required-features`):
-//! `restcache::bench_hooks` reads without the memo and clears the memo, which the public API does
-//! not offer.
+//! `restcache::bench_hooks` reads without the memo, clears the memo, and runs an optimistic
+//! update with its commit, which the public API does not offer on their own.
 //!
 //! `--calls N` skips warm-up and time targets: each workload runs exactly N times, so an
 //! instruction count (`valgrind --tool=callgrind`) of a run with N = 11 minus one with N = 1 is
@@ -49,6 +49,15 @@
 //! bytes into one store under one key, so each page merges into the list the pages before it
 //! accumulated (R-PAGE-3); its yardstick `getPage separate keys 200x1000` writes the same pages each
 //! under a key of its own, where no page meets a stored list. No reference figure.
+//!
+//! `scale write one N` and `scale optimistic N` (N from 1,000; ns per call) write one todo into a
+//! store holding the Todo list of N, written once from its bytes: `write one` with `set_response`
+//! under a key of its own (`PUT /todos/<id>`), `optimistic` as `Controller::fetch` does an
+//! `update` (`bench_hooks::optimistic_update_and_commit`: the layer `{id} ⊕ {completed}`, then the
+//! real answer normalized from its bytes and committed, the layer dropped in the same step). Each
+//! call flips `completed` of one of 8 todos spread over the list, so the row really changes; the
+//! key, args and input of a call are made untimed. Issue #25's targets: the first grows at most
+//! 3× from N = 10^3 to 10^6, the second is flat in N.
 //!
 //! Before anything runs, the Todo generator is checked against `todos-{100,1000,10000}.json`
 //! (byte-equal `serde_json::to_string`); the process exits with status 1 if it differs.
@@ -883,6 +892,104 @@ fn scale_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// The Todo list a store holds, and 8 of its todos spread over it, handed out in turn, each with
+/// `completed` flipped from what the store holds: once a call has written it, the store holds the
+/// flipped value.
+struct Flips {
+    todos: Vec<GenTodo>,
+    next: usize,
+}
+
+impl Flips {
+    fn next(&mut self) -> &GenTodo {
+        let step = (self.todos.len() / 8).max(1);
+        let i = self.next % 8 * step % self.todos.len();
+        self.next += 1;
+        let todo = &mut self.todos[i];
+        todo.completed = !todo.completed;
+        todo
+    }
+}
+
+/// `scale write one N` and `scale optimistic N` (issue #25): one todo written into a store that
+/// holds the Todo list of `n` (written from its bytes, untimed). `write one` writes it with
+/// `set_response` under a key of its own; `optimistic` adds the optimistic layer of an update to
+/// it and commits the update's response, dropping the layer (`Controller::fetch`'s path). Each
+/// call changes the todo (`completed` flipped), cycling over 8 todos spread over the list; the
+/// key, args, value and response bytes of a call are made untimed before it.
+fn write_one_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
+    let names = [format!("scale write one {n}"), format!("scale optimistic {n}")];
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    if !b.wants_any(&names) {
+        return Ok(());
+    }
+    let err = |e: restcache::Error| e.to_string();
+    let todos = generate_todos(n);
+    let bytes = serde_json::to_vec(&todos).expect("todos serialize");
+    let mut store = Store::new();
+    store
+        .set_response_bytes::<Vec<Todo>>(TODOS_KEY, &(), &bytes)
+        .map_err(err)?;
+    drop(bytes);
+    // The list is kept until the end: freeing its 2N small strings here would leave glibc's
+    // `malloc` to gather them up in the first timed call (some 20 ms at N = 10^6).
+    let mut flips = Flips { todos, next: 0 };
+    let one_write = |flips: &mut Flips| {
+        let todo = flips.next();
+        let value = serde_json::to_value(todo).expect("todo serializes");
+        (
+            format!("PUT /todos/{}", todo.id),
+            serde_json::json!({ "id": todo.id }),
+            value,
+        )
+    };
+    let one_update = |flips: &mut Flips| {
+        let todo = flips.next();
+        let body = serde_json::json!({ "completed": todo.completed });
+        let response = serde_json::to_vec(todo).expect("todo serializes");
+        let args = serde_json::json!({ "id": todo.id });
+        (format!("PUT /todos/{}", todo.id), args, body, response)
+    };
+
+    // Each path once, checked: the todo reads back changed.
+    let reads_back = |store: &Store, id: u64, completed: bool| {
+        let read = store.get_response::<Todo>(&format!("GET /todos/{id}"), &serde_json::json!({ "id": id }));
+        read.ok().and_then(|r| r.data).is_some_and(|t| t.completed == completed)
+    };
+    let (key, args, value) = one_write(&mut flips);
+    let (id, completed) = (args["id"].as_u64().unwrap_or(0), value["completed"] == true);
+    store.set_response::<Todo>(&key, &args, value).map_err(err)?;
+    if !reads_back(&store, id, completed) {
+        return Err(format!(
+            "a todo written into the store of {n} does not read back changed"
+        ));
+    }
+    let (key, args, body, response) = one_update(&mut flips);
+    let (id, completed) = (args["id"].as_u64().unwrap_or(0), body["completed"] == true);
+    let committed = bench_hooks::optimistic_update_and_commit::<Todo>(&mut store, &key, &args, &body, &response);
+    let committed = committed.map_err(err)?;
+    if !(committed.is_some_and(|t| t.completed == completed) && reads_back(&store, id, completed)) {
+        return Err(format!("an optimistic update in the store of {n} does not commit"));
+    }
+    bench_hooks::clear_memo(&store);
+
+    b.run_with(
+        names[0],
+        1,
+        || one_write(&mut flips),
+        |(key, args, value)| store.set_response::<Todo>(&key, &args, value).unwrap(),
+    );
+    b.run_with(
+        names[1],
+        1,
+        || one_update(&mut flips),
+        |(key, args, body, response)| {
+            bench_hooks::optimistic_update_and_commit::<Todo>(&mut store, &key, &args, &body, &response).unwrap()
+        },
+    );
+    Ok(())
+}
+
 /// `get_page` (R-PAGE-3): `pages` pages of `per_page` todos each, written from their bytes (the
 /// path of a fetch) into one store, accumulated under one key; and, as the yardstick, the same
 /// pages each under a key of its own, so that no page meets a stored list. Every call starts from
@@ -1056,6 +1163,9 @@ fn main() -> ExitCode {
     let mut result = long_workloads(&mut b).and_then(|()| github_user_workloads(&mut b));
     for &n in scales {
         result = result.and_then(|()| scale_workloads(&mut b, n));
+    }
+    for &n in scales.iter().filter(|&&n| n >= 1_000) {
+        result = result.and_then(|()| write_one_workloads(&mut b, n));
     }
     let pages = if quick { 10 } else { 200 };
     result = result.and_then(|()| page_workloads(&mut b, pages, 1_000));
