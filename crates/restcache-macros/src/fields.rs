@@ -1,15 +1,15 @@
 //! The field list shared by entities and object schemas: which fields are plain, which are
-//! nested schemas, under which JSON name each is read; and the `RecordWriter` / `RecordReader`
-//! calls generated from it.
+//! nested schemas, under which JSON name each is read; and the row type generated from it, which
+//! serde fills with the fields' own serde attributes.
 
 use darling::FromAttributes;
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, Path, Type};
 
-use crate::serde_attrs::{SerdeContainer, SerdeField};
+use crate::serde_attrs::{FieldDefault, SerdeContainer, SerdeField, forwarded_field};
 
 /// One field of the struct, as the generated code reads and writes it.
 pub(crate) struct Field {
@@ -19,10 +19,17 @@ pub(crate) struct Field {
     /// The JSON key the field is read from (serde's deserialize name).
     pub name: String,
     pub kind: FieldKind,
+    /// The field's serde options its row field gets as they are.
+    pub forwarded: Vec<syn::Meta>,
+    /// `#[serde(default)]`: applied when the row lacks the field.
+    pub default: Option<FieldDefault>,
+    /// `#[serde(flatten)]`.
+    pub flatten: bool,
 }
 
 pub(crate) enum FieldKind {
-    /// A plain value, checked and read with the type's `Deserialize` or with `deserialize_with`.
+    /// A plain value, read with the type's `Deserialize` or with `deserialize_with` (or a
+    /// `with` module's `deserialize`).
     Plain { deserialize_with: Option<Path> },
     /// A nested schema: the field's type implements `Schema`.
     Nested,
@@ -101,10 +108,16 @@ pub(crate) fn field(
     let serde = errors
         .handle(SerdeField::from_attributes(&field.attrs))
         .unwrap_or_default();
-    if serde.flatten.is_present() {
+    let forwarded = errors
+        .handle(forwarded_field(&field.attrs).map_err(darling::Error::from))
+        .unwrap_or_default();
+    if serde.flatten.is_present() && nested {
         errors.push(error_at(
             serde.flatten.span(),
-            format!("`#[serde(flatten)]` is not supported on {} fields", derive.noun),
+            format!(
+                "`#[serde(flatten)]` cannot apply to a nested-schema field of an {}",
+                derive.noun
+            ),
         ));
     }
     let renamed = serde.rename.as_ref().and_then(|r| r.0.clone());
@@ -137,6 +150,9 @@ pub(crate) fn field(
         ty: field.ty.clone(),
         name,
         kind,
+        forwarded,
+        default: serde.default.clone(),
+        flatten: serde.flatten.is_present(),
     })
 }
 
@@ -162,177 +178,334 @@ pub(crate) fn refuse_repeated_names(fields: &[Field], errors: &mut darling::erro
     }
 }
 
-/// The `RecordWriter` calls of a field list, each ending in `?`: the plain fields' checks in
-/// JSON-name order (a stored record's, so each finds its field where the previous one stopped),
-/// then the nested fields in declaration order, the order their writes join the batch in.
-pub(crate) fn write_fields(fields: &[Field], w: &Ident) -> TokenStream {
+/// The names of the generated items of a row type.
+pub(crate) struct RowNames {
+    /// The row type.
+    pub row: Ident,
+}
+
+/// The row type of a field list: a struct that serde fills (every field optional, nested fields
+/// normalized as they are parsed and kept as their references), with the container's serde
+/// options `container` and the fields' own, the functions its fields deserialize with, its
+/// `Debug` and its [`RowData`] impl. `generics` are the struct's (an object schema's); `derives`
+/// are more derives for the row (an entity's `Clone` and `PartialEq`); `expecting` is what serde
+/// says it expected when the input is not an object.
+pub(crate) fn row_type(
+    names: &RowNames,
+    fields: &[Field],
+    container: &[syn::Meta],
+    generics: &syn::Generics,
+    derives: TokenStream,
+    expecting: &str,
+) -> TokenStream {
+    let row = &names.row;
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let d = Ident::new("__D", Span::mixed_site());
+    // The functions the fields deserialize with are the row's own, so they have its generics;
+    // serde calls them by this path.
+    let prefix = format!("{row}{}::", ty_generics.as_turbofish().to_token_stream()).replace(' ', "");
+    let mut helpers = Vec::new();
+    let mut members = Vec::new();
+    for f in fields {
+        let Field {
+            member,
+            ty,
+            name,
+            forwarded,
+            ..
+        } = f;
+        let span = ty.span();
+        let forwarded = (!forwarded.is_empty()).then(|| quote!(#[serde(#(#forwarded),*)]));
+        match &f.kind {
+            FieldKind::Skipped => continue,
+            FieldKind::Nested => {
+                let function = format_ident("__nested_", member);
+                helpers.push(quote_spanned! {span=>
+                    fn #function<'de, #d: ::restcache::__private::serde::Deserializer<'de>>(
+                        de: #d,
+                    ) -> ::core::result::Result<::core::option::Option<::restcache::__private::Value>, #d::Error>
+                    where
+                        #ty: ::restcache::__private::Schema,
+                    {
+                        ::restcache::__private::nested::<#ty, #d>(de, #name)
+                    }
+                });
+                let path = format!("{prefix}{function}");
+                members.push(quote! {
+                    #[serde(default, deserialize_with = #path)]
+                    #forwarded
+                    #member: ::core::option::Option<::restcache::__private::Value>,
+                });
+            }
+            FieldKind::Plain { deserialize_with } => {
+                let default = (!f.flatten).then(|| quote!(#[serde(default)]));
+                // A field the object holds is `Some`, whatever its value: a `null` is the type's
+                // to accept or refuse, as serde has it, not a missing field.
+                let present = (!f.flatten && deserialize_with.is_none())
+                    .then(|| quote!(#[serde(deserialize_with = "::restcache::__private::present")]));
+                let custom = deserialize_with.as_ref().map(|path| {
+                    let function = format_ident("__deserialize_", member);
+                    helpers.push(quote_spanned! {span=>
+                        fn #function<'de, #d: ::restcache::__private::serde::Deserializer<'de>>(
+                            de: #d,
+                        ) -> ::core::result::Result<::core::option::Option<#ty>, #d::Error> {
+                            let value: #ty = #path(de)?;
+                            ::core::result::Result::Ok(::core::option::Option::Some(value))
+                        }
+                    });
+                    let function = format!("{prefix}{function}");
+                    quote!(#[serde(deserialize_with = #function)])
+                });
+                members.push(quote_spanned! {span=>
+                    #default
+                    #present
+                    #custom
+                    #forwarded
+                    #member: ::core::option::Option<#ty>,
+                });
+            }
+        }
+    }
+    let params: Vec<&Ident> = generics.type_params().map(|p| &p.ident).collect();
+    if !params.is_empty() {
+        members.push(quote! {
+            #[serde(skip, bound = "")]
+            __params: ::core::marker::PhantomData<fn() -> (#(#params,)*)>,
+        });
+    }
+    let user_expecting = container.iter().any(|m| m.path().is_ident("expecting"));
+    let expecting = (!user_expecting).then(|| quote!(#[serde(expecting = #expecting)]));
+    let container = (!container.is_empty()).then(|| quote!(#[serde(#(#container),*)]));
+    let to_json = to_json(fields);
+    let nested_mut = nested_mut(fields);
+    quote! {
+        #[derive(::restcache::__private::serde::Deserialize #derives)]
+        #[serde(crate = "::restcache::__private::serde")]
+        #expecting
+        #container
+        #[doc(hidden)]
+        pub struct #row #impl_generics #where_clause {
+            #(#members)*
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #row #ty_generics #where_clause {
+            #(#helpers)*
+        }
+
+        #[automatically_derived]
+        impl #impl_generics ::core::fmt::Debug for #row #ty_generics #where_clause {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                ::core::fmt::Debug::fmt(&::restcache::__private::RowData::to_json(self), f)
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics ::restcache::__private::RowData for #row #ty_generics #where_clause {
+            #to_json
+            #nested_mut
+        }
+    }
+}
+
+/// `__nested_member`, `__deserialize_member`: a helper function's name for a field.
+fn format_ident(prefix: &str, member: &Ident) -> Ident {
+    Ident::new(&format!("{prefix}{}", member.unraw()), Span::mixed_site())
+}
+
+/// `RowData::to_json`: each field the row holds under its JSON name, plain ones as their type
+/// serializes them (a `with` module may have no `serialize`), nested ones as their references,
+/// flattened ones merged in.
+fn to_json(fields: &[Field]) -> TokenStream {
+    let map = Ident::new("map", Span::mixed_site());
     let v = Ident::new("v", Span::mixed_site());
-    let names = declared_names(fields);
-    // Each call passes the field's bit among the declared names (`SeedFields::NAMES`): the
-    // `i`-th name's is `1 << i`, and none has one past the 64th.
-    let bit = |f: &Field| {
-        let index = names.iter().position(|n| *n == f.name);
-        index.and_then(|i| 1u64.checked_shl(i as u32)).unwrap_or(0)
-    };
-    let mut plain: Vec<&Field> = fields
+    let entries = fields.iter().map(|f| {
+        let Field { member, ty, name, .. } = f;
+        let span = ty.span();
+        match &f.kind {
+            FieldKind::Skipped => quote!(),
+            FieldKind::Nested => quote! {
+                if let ::core::option::Option::Some(#v) = &self.#member {
+                    #map.insert(::std::string::String::from(#name), ::core::clone::Clone::clone(#v));
+                }
+            },
+            FieldKind::Plain { .. } => {
+                let json = quote_spanned! {span=> ::restcache::__private::json_of::<#ty>(#v) };
+                let put = if f.flatten {
+                    quote! { ::restcache::__private::flatten_into(&mut #map, #json); }
+                } else {
+                    quote! {
+                        if let ::core::option::Option::Some(json) = #json {
+                            #map.insert(::std::string::String::from(#name), json);
+                        }
+                    }
+                };
+                quote! {
+                    if let ::core::option::Option::Some(#v) = &self.#member {
+                        #put
+                    }
+                }
+            }
+        }
+    });
+    quote! {
+        fn to_json(&self) -> ::restcache::__private::Map<::std::string::String, ::restcache::__private::Value> {
+            #[allow(unused_mut)]
+            let mut #map = ::restcache::__private::Map::new();
+            #(#entries)*
+            #map
+        }
+    }
+}
+
+/// `RowData::nested_mut`: the slot of each nested field by its JSON name.
+fn nested_mut(fields: &[Field]) -> TokenStream {
+    let arms: Vec<TokenStream> = fields
         .iter()
-        .filter(|f| matches!(f.kind, FieldKind::Plain { .. }))
+        .filter(|f| matches!(f.kind, FieldKind::Nested))
+        .map(|Field { member, name, .. }| quote!(#name => ::core::option::Option::Some(&mut self.#member),))
         .collect();
-    plain.sort_by(|a, b| a.name.cmp(&b.name));
-    let nested = fields.iter().filter(|f| matches!(f.kind, FieldKind::Nested));
-    plain
-        .into_iter()
-        .chain(nested)
+    if arms.is_empty() {
+        return quote!();
+    }
+    quote! {
+        fn nested_mut(
+            &mut self,
+            name: &str,
+        ) -> ::core::option::Option<&mut ::core::option::Option<::restcache::__private::Value>> {
+            match name {
+                #(#arms)*
+                _ => ::core::option::Option::None,
+            }
+        }
+    }
+}
+
+/// The row's `Clone` and `PartialEq`, field by field through the [`FieldValue`] helpers, so a
+/// field type that lacks one is one error, at the field, naming what it needs.
+pub(crate) fn clone_and_eq(row: &Ident, fields: &[Field]) -> TokenStream {
+    let other = Ident::new("other", Span::mixed_site());
+    let kept: Vec<&Field> = fields
+        .iter()
+        .filter(|f| !matches!(f.kind, FieldKind::Skipped))
+        .collect();
+    let clones = kept.iter().map(|f| {
+        let Field { member, ty, .. } = f;
+        quote_spanned! {ty.span()=>
+            #member: match &self.#member {
+                ::core::option::Option::Some(v) => ::core::option::Option::Some(::restcache::__private::clone_field(v)),
+                ::core::option::Option::None => ::core::option::Option::None,
+            },
+        }
+    });
+    let eqs = kept.iter().map(|f| {
+        let Field { member, ty, .. } = f;
+        quote_spanned! {ty.span()=> && ::restcache::__private::same_field(&self.#member, &#other.#member) }
+    });
+    quote! {
+        #[automatically_derived]
+        impl ::core::clone::Clone for #row {
+            fn clone(&self) -> Self {
+                #row { #(#clones)* }
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::cmp::PartialEq for #row {
+            #[allow(unused_variables)]
+            fn eq(&self, #other: &Self) -> bool {
+                true #(#eqs)*
+            }
+        }
+    }
+}
+
+/// `EntityRow::merge`: field by field.
+pub(crate) fn merge(fields: &[Field]) -> TokenStream {
+    let newer = Ident::new("newer", Span::mixed_site());
+    let older = Ident::new("older", Span::mixed_site());
+    let changed = Ident::new("changed", Span::mixed_site());
+    let merges = fields
+        .iter()
+        .filter(|f| !matches!(f.kind, FieldKind::Skipped))
         .map(|f| {
-            let Field { ty, name, .. } = f;
+            let Field { member, ty, .. } = f;
+            quote_spanned! {ty.span()=>
+                #changed |= ::restcache::__private::merge_field(&mut self.#member, #newer.#member, #older);
+            }
+        });
+    quote! {
+        #[allow(unused_variables)]
+        fn merge(&mut self, #newer: Self, #older: bool) -> bool {
+            #[allow(unused_mut)]
+            let mut #changed = false;
+            #(#merges)*
+            #changed
+        }
+    }
+}
+
+/// The statements of an entity's `read`: each field of `out` the row holds (`row`), cloned or
+/// read through the reader `r`, and a field's `#[serde(default)]` where the row lacks it.
+pub(crate) fn read_row(fields: &[Field], row: &Ident, r: &Ident, out: &Ident) -> TokenStream {
+    let v = Ident::new("v", Span::mixed_site());
+    fields
+        .iter()
+        .map(|f| {
+            let Field { member, ty, .. } = f;
             let span = ty.span();
-            let bit = bit(f);
-            match &f.kind {
-                FieldKind::Plain { deserialize_with: None } => quote_spanned! {span=>
-                    #w.plain_at::<#ty>(#name, #bit)?;
+            let default = match &f.default {
+                None => quote!(),
+                Some(FieldDefault::Trait) => quote_spanned! {span=>
+                    #out.#member = <#ty as ::core::default::Default>::default();
                 },
-                FieldKind::Plain {
-                    deserialize_with: Some(path),
-                } => quote_spanned! {span=>
-                    #w.plain_with_at(#name, #bit, |#v| #path(#v).map(|_: #ty| ()))?;
+                Some(FieldDefault::Path(path)) => quote_spanned! {path.span()=> #out.#member = #path(); },
+            };
+            match &f.kind {
+                FieldKind::Skipped => default,
+                FieldKind::Plain { .. } => quote_spanned! {span=>
+                    match &#row.#member {
+                        ::core::option::Option::Some(#v) => #out.#member = ::restcache::__private::clone_field(#v),
+                        ::core::option::Option::None => { #default }
+                    }
                 },
                 FieldKind::Nested => quote_spanned! {span=>
-                    #w.nested_at::<#ty>(#name, #bit)?;
+                    match #r.nested::<#ty>(&#row.#member)? {
+                        ::core::option::Option::Some(#v) => #out.#member = <#ty as ::core::convert::From<_>>::from(#v),
+                        ::core::option::Option::None => { #default }
+                    }
                 },
-                FieldKind::Skipped => quote!(),
             }
         })
         .collect()
 }
 
-/// The JSON names of the fields that are not skipped, sorted: `SeedFields::NAMES`, the order
-/// of a stored record, by which the readers and writers index the fields.
-fn declared_names(fields: &[Field]) -> Vec<&str> {
-    let mut names: Vec<&str> = fields
-        .iter()
-        .filter(|f| !matches!(f.kind, FieldKind::Skipped))
-        .map(|f| f.name.as_str())
-        .collect();
-    names.sort_unstable();
-    names
-}
-
-/// `impl SeedFields for #ty` (`head` is `#ident #ty_generics #where_clause`, after
-/// `impl #impl_generics`): a `match` on the key, one arm per field (repeated names are refused
-/// by the parsers, [`refuse_repeated_names`]), the rest kept as they are. `pk_field` is the JSON
-/// field an entity's pk is read from, when it is one field.
-pub(crate) fn seed_impl(
-    impl_generics: TokenStream,
-    head: TokenStream,
-    fields: &[Field],
-    pk_field: Option<&str>,
-) -> TokenStream {
-    let w = Ident::new("w", Span::mixed_site());
-    let key = Ident::new("key", Span::mixed_site());
-    let map = Ident::new("map", Span::mixed_site());
-    let body = seed_match(fields, &w, &key, &map);
-    let pk_field = pk_field.map(|name| {
-        quote! {
-            const PK_FIELD: ::core::option::Option<&'static str> = ::core::option::Option::Some(#name);
-        }
-    });
-    let names = declared_names(fields);
-    let count = names.len();
-    quote! {
-        #[automatically_derived]
-        impl #impl_generics ::restcache::__private::SeedFields for #head {
-            #pk_field
-
-            // A static, so that the list has one address however many crates and codegen units
-            // use it: stored records are matched to it by address.
-            const NAMES: &'static [&'static str] = {
-                static NAMES: [&str; #count] = [#(#names),*];
-                &NAMES
-            };
-
-            fn seed_field<'de, A: ::restcache::__private::serde::de::MapAccess<'de>>(
-                #w: &mut ::restcache::__private::SeedWriter<'_, '_>,
-                #key: &str,
-                #map: &mut A,
-            ) -> ::core::result::Result<::restcache::__private::Value, A::Error> {
-                #body
-            }
-        }
-    }
-}
-
-fn seed_match(fields: &[Field], w: &Ident, key: &Ident, map: &Ident) -> TokenStream {
+/// The statements of an object schema's `denormalize`: each field of `out` its stored JSON
+/// holds, read through the reader `r`.
+pub(crate) fn read_object(fields: &[Field], r: &Ident, out: &Ident) -> TokenStream {
     let v = Ident::new("v", Span::mixed_site());
-    let of = fields.iter().filter(|f| matches!(f.kind, FieldKind::Nested)).count() as u32;
-    let mut order = 0u32;
-    let arms = fields.iter().filter_map(|f| {
-        let Field { ty, name, .. } = f;
-        let span = ty.span();
-        Some(match &f.kind {
-            FieldKind::Plain { deserialize_with: None } => quote_spanned! {span=>
-                #name => #w.plain::<#ty, _>(#map, #name),
-            },
-            FieldKind::Plain {
-                deserialize_with: Some(path),
-            } => quote_spanned! {span=>
-                #name => #w.plain_with(#map, #name, |#v| #path(#v).map(|_: #ty| ())),
-            },
-            FieldKind::Nested => {
-                order += 1;
-                quote_spanned! {span=>
-                    #name => #w.nested::<#ty, _>(#map, #name, #order, #of),
-                }
-            }
-            FieldKind::Skipped => return None,
-        })
-    });
-    quote! {
-        match #key {
-            #(#arms)*
-            _ => #w.other(#map),
-        }
-    }
-}
-
-/// The `RecordReader` calls of a field list, each assigning the field of `out` when the record
-/// holds it. They come in JSON-name order, the order of a stored record, so that each finds its
-/// field where the previous one stopped (which field is read first changes nothing else: every
-/// failure is the same `Unresolved`). Each call also passes the field's index among the
-/// declared names in that order (`SeedFields::NAMES`), by which a record holding some of those
-/// names and no other is read.
-pub(crate) fn read_fields(fields: &[Field], r: &Ident, out: &Ident) -> TokenStream {
-    let v = Ident::new("v", Span::mixed_site());
-    let names = declared_names(fields);
-    let mut in_name_order: Vec<&Field> = fields
+    fields
         .iter()
-        .filter(|f| !matches!(f.kind, FieldKind::Skipped))
-        .collect();
-    in_name_order.sort_by(|a, b| a.name.cmp(&b.name));
-    in_name_order
-        .into_iter()
         .map(|f| {
             let Field { member, ty, name, .. } = f;
-            let index = names.iter().position(|n| n == name).unwrap_or(usize::MAX);
             let span = ty.span();
             match &f.kind {
-                FieldKind::Plain { deserialize_with: None } => quote_spanned! {span=>
-                    if let ::core::option::Option::Some(#v) = #r.plain_at::<#ty>(#name, #index)? {
+                FieldKind::Skipped => quote!(),
+                FieldKind::Plain { .. } if f.flatten => quote_spanned! {span=>
+                    if let ::core::option::Option::Some(#v) = #r.flattened::<#ty>()? {
                         #out.#member = #v;
                     }
                 },
-                FieldKind::Plain {
-                    deserialize_with: Some(path),
-                } => quote_spanned! {span=>
-                    if let ::core::option::Option::Some(#v) = #r.plain_with_at::<#ty>(#name, #index, #path)? {
+                FieldKind::Plain { .. } => quote_spanned! {span=>
+                    if let ::core::option::Option::Some(#v) = #r.plain::<#ty>(#name)? {
                         #out.#member = #v;
                     }
                 },
                 FieldKind::Nested => quote_spanned! {span=>
-                    if let ::core::option::Option::Some(#v) = #r.nested_at::<#ty>(#name, #index)? {
+                    if let ::core::option::Option::Some(#v) = #r.nested::<#ty>(#name)? {
                         #out.#member = <#ty as ::core::convert::From<_>>::from(#v);
                     }
                 },
-                FieldKind::Skipped => quote!(),
             }
         })
         .collect()

@@ -5,11 +5,14 @@
 //! documents them with runnable examples; the generated code refers to `::restcache` and does not
 //! compile without it.
 //!
-//! The three derives read serde's field attributes, because those decide the JSON a field is
-//! read from: `rename`, `rename_all`, `skip`, `skip_deserializing`, `deserialize_with` and `with`
-//! are honoured (the deserialize side); `default` and `alias` change nothing (a missing field
-//! always takes its `Default`); `flatten` is a compile error. `#[serde(...)]` may be written even
-//! on a type that does not derive serde's traits.
+//! `#[derive(Entity)]` and `#[derive(Schema)]` emit a hidden row type that serde's own derive
+//! fills: every field optional (a response may carry some of them), nested schemas normalized as
+//! they are parsed. The struct's and its fields' serde attributes are handed on to it, so each
+//! behaves as serde documents it (`rename`, `rename_all`, `alias`, `skip`, `with`,
+//! `deserialize_with`, `flatten`, `deny_unknown_fields`, ...); a field's `default` gives a field
+//! no response carried its value when read. Attributes that cannot apply to a row filled field by
+//! field (`from`, `try_from`, `transparent`, `tag`, `untagged`, ...) are compile errors.
+//! `#[serde(...)]` may be written even on a type that does not derive serde's traits.
 
 #![warn(missing_docs)]
 
@@ -50,8 +53,10 @@ use syn::{DeriveInput, parse_macro_input};
 ///   with `From`.
 ///
 /// The type must implement `Default` (a read starts from it) and `Clone`. Plain fields must
-/// implement `serde::de::DeserializeOwned`, unless `#[serde(deserialize_with)]` reads them.
-/// Generic structs are not supported.
+/// implement `serde::de::DeserializeOwned` (unless `#[serde(deserialize_with)]` reads them) and
+/// `restcache::schema::FieldValue` (`PartialEq`, `Clone` and `serde::Serialize`: a field is
+/// compared with the stored one, cloned into reads and written back as JSON). Generic structs
+/// are not supported.
 #[proc_macro_derive(Entity, attributes(entity, serde))]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -132,8 +137,8 @@ pub fn derive_union(input: TokenStream) -> TokenStream {
 ///
 /// The impls then require what the generated code uses: each nested field type that names a
 /// parameter implements `Schema` and `From<its Output>`, each such plain field type
-/// `DeserializeOwned`, the struct `Default + Clone + Send + Sync + 'static`, and every
-/// parameter `'static`.
+/// `DeserializeOwned` and `Serialize` (an object schema's normalized form is JSON), the struct
+/// `Default + Clone + Send + Sync + 'static`, and every parameter `'static`.
 ///
 /// The type must implement `Default` and `Clone`.
 #[proc_macro_derive(Schema, attributes(schema, serde))]

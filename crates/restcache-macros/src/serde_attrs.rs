@@ -1,12 +1,14 @@
-//! Reading serde's attributes: they are serde's, not ours, but they decide the JSON name of a
-//! field, whether it is read at all, and how it is deserialized.
-//!
-//! Only the deserialize side matters (restcache reads responses). Attributes restcache does not
-//! need (`default`, `alias`, `bound`, `skip_serializing`, ...) are ignored.
+//! Reading serde's attributes: they are serde's, not ours. The derives hand them on to the row
+//! type serde fills ([`forwarded`]), so serde gives each its documented meaning; restcache reads
+//! only what it needs besides: a field's JSON name (for nested fields and `to_json`), whether it
+//! is skipped, the function that deserializes it, and its default (applied when a row lacks
+//! the field, see the entity derive).
 
 use darling::util::{Flag, Ignored};
 use darling::{FromAttributes, FromMeta};
-use syn::Path;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Attribute, Meta, Path, Token};
 
 /// `#[serde(...)]` on the struct.
 #[derive(Debug, Default, FromAttributes)]
@@ -28,6 +30,27 @@ pub(crate) struct SerdeField {
     /// `with = "module"`: deserialized by `module::deserialize`.
     pub with: Option<Path>,
     pub flatten: Flag,
+    /// `default` or `default = "path"`.
+    pub default: Option<FieldDefault>,
+}
+
+/// A field's `#[serde(default)]`: the type's `Default`, or a function.
+#[derive(Debug, Clone)]
+pub(crate) enum FieldDefault {
+    Trait,
+    Path(Path),
+}
+
+impl FromMeta for FieldDefault {
+    fn from_word() -> darling::Result<Self> {
+        Ok(FieldDefault::Trait)
+    }
+
+    fn from_string(value: &str) -> darling::Result<Self> {
+        syn::parse_str(value)
+            .map(FieldDefault::Path)
+            .map_err(|e| darling::Error::custom(format!("not a path: {e}")))
+    }
 }
 
 impl SerdeField {
@@ -48,6 +71,58 @@ impl SerdeField {
             path
         })
     }
+}
+
+/// The serde options of `attrs` that the row type gets as they are: every one but those the
+/// derive handles itself (`drop`), in order.
+fn kept_metas(attrs: &[Attribute], drop: &[&str]) -> syn::Result<Vec<Meta>> {
+    let mut kept = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let metas = attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+        kept.extend(metas.into_iter().filter(|m| !drop.iter().any(|d| m.path().is_ident(d))));
+    }
+    Ok(kept)
+}
+
+/// The serde options of a field that its row field gets as they are. Dropped: those the derive
+/// applies itself (`default`, `deserialize_with`, `with`) and those of serialization alone.
+pub(crate) fn forwarded_field(attrs: &[Attribute]) -> syn::Result<Vec<Meta>> {
+    const DROP: &[&str] = &[
+        "default",
+        "deserialize_with",
+        "with",
+        "serialize_with",
+        "skip_serializing",
+        "skip_serializing_if",
+        "getter",
+        "bound",
+    ];
+    kept_metas(attrs, DROP)
+}
+
+/// The serde options of a struct that its row type gets as they are, or an error on one that
+/// cannot apply to a row filled field by field (`from`, `transparent`, ...). Dropped: `default`
+/// (applied when a row lacks a field), `crate`, `bound` and those of serialization alone.
+pub(crate) fn forwarded_container(attrs: &[Attribute], noun: &str) -> syn::Result<Vec<Meta>> {
+    const DROP: &[&str] = &["default", "crate", "bound", "into", "serialize"];
+    const REFUSED: &[&str] = &[
+        "from",
+        "try_from",
+        "transparent",
+        "remote",
+        "tag",
+        "untagged",
+        "content",
+    ];
+    let kept = kept_metas(attrs, DROP)?;
+    if let Some(meta) = kept.iter().find(|m| REFUSED.iter().any(|r| m.path().is_ident(r))) {
+        let name = meta.path().get_ident().map(ToString::to_string).unwrap_or_default();
+        return Err(syn::Error::new(
+            meta.span(),
+            format!("`#[serde({name})]` is not supported on an {noun}: restcache reads it field by field"),
+        ));
+    }
+    Ok(kept)
 }
 
 /// The deserialize half of a serde option that is written either `name = value` (both halves)

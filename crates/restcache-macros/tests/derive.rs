@@ -296,15 +296,24 @@ fn serialize_doubled<S: serde::Serializer>(n: &u8, s: S) -> std::result::Result<
     s.serialize_u8(n * 2)
 }
 
+/// #25: the serde attributes of an entity behave as serde documents them, because serde itself
+/// fills the row: `alias` names the field too, `default = "fn"` gives an absent field its value,
+/// `deny_unknown_fields` refuses a field the struct does not declare; serialization-only ones
+/// change nothing read.
 #[test]
-fn serde_attributes_that_do_not_change_the_json_read_are_accepted_and_ignored() -> Result {
+fn serde_alias_default_and_deny_unknown_fields_behave_as_serde_documents() -> Result {
     let mut store = Store::new();
     store.set_response::<Tolerant>("k", &(), &json!({ "id": "a", "n": 3 }))?;
     let t = read::<Tolerant>(&store, "k");
     assert_eq!((t.id.as_str(), t.n), ("a", 3));
-    // An absent field is the type's Default, not serde's `default = ...`.
-    store.set_response::<Tolerant>("k2", &(), &json!({ "id": "b" }))?;
-    assert_eq!(read::<Tolerant>(&store, "k2").n, 0);
+    store.set_response::<Tolerant>("k2", &(), &json!({ "ID": "b" }))?;
+    assert_eq!(read::<Tolerant>(&store, "k2").n, 7, "absent: `default = \"seven\"`");
+    assert_eq!(read::<Tolerant>(&store, "k2").id, "b", "read through its alias");
+    let refused = store.set_response::<Tolerant>("k3", &(), &json!({ "id": "c", "other": 1 }));
+    assert!(
+        matches!(&refused, Err(restcache::Error::Decode { message, .. }) if message.contains("unknown field `other`")),
+        "{refused:?}"
+    );
     Ok(())
 }
 
@@ -846,5 +855,30 @@ fn a_generic_page_nests_another_generic_schema() -> Result {
     assert_eq!(read_back.page.results[0].name, "N");
     assert_eq!(read_back.note.as_deref(), Some("hi"));
     assert_eq!(Wrapped::<User>::collection().map(|c| c.table), Some("[User]"));
+    Ok(())
+}
+
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, Deserialize)]
+struct Audit {
+    created_by: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct Audited {
+    #[entity(pk)]
+    id: u32,
+    #[serde(flatten)]
+    audit: Audit,
+}
+
+/// #25: `#[serde(flatten)]` reads the flattened struct from the entity's own fields, as serde
+/// documents; a later response carrying it replaces it whole.
+#[test]
+fn serde_flatten_reads_the_struct_from_the_entitys_own_fields() -> Result {
+    let mut store = Store::new();
+    store.set_response::<Audited>("k", &(), &json!({ "id": 1, "created_by": "ada" }))?;
+    assert_eq!(read::<Audited>(&store, "k").audit.created_by, "ada");
+    store.set_response::<Audited>("k", &(), &json!({ "id": 1, "created_by": "bob" }))?;
+    assert_eq!(read::<Audited>(&store, "k").audit.created_by, "bob");
     Ok(())
 }

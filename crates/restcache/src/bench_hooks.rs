@@ -68,7 +68,6 @@ pub fn optimistic_update_and_commit<S: Schema>(
     let syntax = |e| syntax_error(e, None);
     let written = match Store::normalize_fetched::<S>(key, &args, response, opts, &syntax) {
         Detached::Ready(n) => store.commit_fetched::<S>(key, &args, n, opts, Some(id)),
-        Detached::NeedsTables => store.write_fetched::<S>(key, &args, response, opts, Some(id), &syntax),
         Detached::Failed(e) => store.check_schema::<S>().and(Err(e)),
     };
     if let Err(e) = &written {

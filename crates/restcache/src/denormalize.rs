@@ -5,10 +5,8 @@
 //! tell, without rebuilding anything, whether a memoized output is still current (R-READ-5).
 //! Other reads record nothing ([`DenormalizeCtx::untracked`]).
 
-use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::record::{Fields, Indexed};
 use crate::schema::{Entity, Schema};
 use crate::tables::{Layered, Record, Slot, TableId};
 
@@ -180,19 +178,17 @@ impl<'s> DenormalizeCtx<'s> {
 
     /// Builds an entity from a row, shallow when it is already on the path or too deep.
     pub(crate) fn read_slot<E: Entity>(&mut self, table: TableId, row: usize, slot: &'s Slot) -> Result<E, Unresolved> {
-        let Record::Entity(record) = &slot.record else {
+        let Record::Entity(stored) = &slot.record else {
+            return Err(Unresolved);
+        };
+        let Some(stored) = stored.as_any().downcast_ref::<E::Row>() else {
+            // The registry refuses two types with one key, so this is not reached.
+            tracing::warn!(entity = E::KEY, "stored row is of another type");
             return Err(Unresolved);
         };
         let shallow = self.stack.len() >= MAX_ENTITY_DEPTH || self.stack.contains(&(table, row));
         self.stack.push((table, row));
-        let r = E::read_record(&mut RecordReader {
-            record: Source::Fields(record),
-            indexed: record.indexed(E::NAMES),
-            cursor: 0,
-            ctx: self,
-            shallow,
-            entity: Some(E::KEY),
-        });
+        let r = E::read(stored, &mut EntityReader { ctx: self, shallow });
         self.stack.pop();
         r
     }
@@ -202,152 +198,22 @@ impl<'s> DenormalizeCtx<'s> {
         let (table, row, slot) = self.slot(E::KEY, pk).ok_or(Unresolved)?;
         self.read_slot(table, row, slot)
     }
-
-    /// Builds an object schema from its stored record.
-    pub(crate) fn read_object<T>(
-        &mut self,
-        stored: &'s Value,
-        read: impl FnOnce(&mut RecordReader<'_, 's>) -> Result<T, Unresolved>,
-    ) -> Result<T, Unresolved> {
-        let Value::Object(record) = stored else {
-            return Err(Unresolved);
-        };
-        read(&mut RecordReader {
-            record: Source::Map(record),
-            indexed: None,
-            cursor: 0,
-            ctx: self,
-            shallow: false,
-            entity: None,
-        })
-    }
 }
 
-/// What a [`RecordReader`] reads: an entity's record, or an object schema's normalized value.
-#[derive(Clone, Copy)]
-enum Source<'s> {
-    Fields(&'s Fields),
-    Map(&'s Map<String, Value>),
-}
-
-impl<'s> Source<'s> {
-    /// The field `name`; `cursor` is where a record's previous find ended (see
-    /// [`Fields::get_from`]). Not inlined: one copy serves every field type's reader.
-    #[inline(never)]
-    fn get(self, name: &str, cursor: &mut usize) -> Option<&'s Value> {
-        match self {
-            Source::Fields(fields) => fields.get_from(name, cursor),
-            Source::Map(map) => map.get(name),
-        }
-    }
-}
-
-/// Reads the fields of a stored record; what the derives' `read_record` is written with.
-///
-/// Fields absent from the record return `Ok(None)`, so the caller keeps the `Default` value
-/// (R-NORM-5: a read is `E::default()` overlaid with the record's fields).
-pub struct RecordReader<'r, 's> {
-    record: Source<'s>,
-    /// The record's values by index into the entity's declared names, when its names are some
-    /// of those and no other: the derives' readers then take each field by its index, comparing
-    /// no name.
-    indexed: Option<Indexed<'s>>,
-    /// Where the last field was found: the derives read fields in name order, the record's.
-    cursor: usize,
-    ctx: &'r mut DenormalizeCtx<'s>,
+/// Reads the nested fields of a stored row; what an [`Entity::read`] is written with.
+pub struct EntityReader<'r, 's> {
+    pub(crate) ctx: &'r mut DenormalizeCtx<'s>,
     shallow: bool,
-    entity: Option<&'static str>,
 }
 
-impl<'s> RecordReader<'_, 's> {
-    /// The plain field `name`, deserialized.
-    pub fn plain<T: DeserializeOwned>(&mut self, name: &str) -> Result<Option<T>, Unresolved> {
-        self.plain_with(name, T::deserialize)
-    }
-
-    /// The plain field `name`, deserialized by `f` (`#[serde(deserialize_with = ...)]`).
-    pub fn plain_with<T>(
-        &mut self,
-        name: &str,
-        f: impl FnOnce(&'s Value) -> Result<T, serde_json::Error>,
-    ) -> Result<Option<T>, Unresolved> {
-        let Some(v) = self.record.get(name, &mut self.cursor) else {
-            return Ok(None);
-        };
-        self.deserialized(name, v, f)
-    }
-
-    /// `f(v)`, or `Unresolved` with a warning naming the field.
-    #[inline(always)]
-    fn deserialized<T>(
-        &self,
-        name: &str,
-        v: &'s Value,
-        f: impl FnOnce(&'s Value) -> Result<T, serde_json::Error>,
-    ) -> Result<Option<T>, Unresolved> {
-        match f(v) {
-            Ok(v) => Ok(Some(v)),
-            Err(e) => {
-                // Records are checked before they are committed (R-NORM-5), so this means two
-                // Rust types disagree about one entity key.
-                tracing::warn!(entity = self.entity, field = name, error = %e, "stored field does not deserialize");
-                Err(Unresolved)
-            }
-        }
-    }
-
-    /// The nested-schema field `name`, denormalized with `S`. `Ok(None)` when the record lacks
-    /// it, or when this entity is built shallow (R-READ-3).
-    pub fn nested<S: Schema>(&mut self, name: &str) -> Result<Option<S::Output>, Unresolved> {
-        if self.shallow {
-            return Ok(None);
-        }
-        match self.record.get(name, &mut self.cursor) {
-            Some(v) => S::denormalize(v, self.ctx).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    /// The field `name`, the `index`-th of the entity's declared names (sorted): taken by
-    /// index from a record whose names are some of those and no other, else found by name.
-    #[inline(always)]
-    fn field(&mut self, name: &str, index: usize) -> Option<&'s Value> {
-        match self.indexed {
-            Some(values) => values.get(index),
-            None => self.record.get(name, &mut self.cursor),
-        }
-    }
-
-    /// [`plain`](Self::plain) for the derives, which also pass the field's index among the
-    /// declared names.
-    #[doc(hidden)]
-    pub fn plain_at<T: DeserializeOwned>(&mut self, name: &str, index: usize) -> Result<Option<T>, Unresolved> {
-        self.plain_with_at(name, index, T::deserialize)
-    }
-
-    /// [`plain_with`](Self::plain_with) for the derives (see [`plain_at`](Self::plain_at)).
-    #[doc(hidden)]
-    pub fn plain_with_at<T>(
-        &mut self,
-        name: &str,
-        index: usize,
-        f: impl FnOnce(&'s Value) -> Result<T, serde_json::Error>,
-    ) -> Result<Option<T>, Unresolved> {
-        let Some(v) = self.field(name, index) else {
-            return Ok(None);
-        };
-        self.deserialized(name, v, f)
-    }
-
-    /// [`nested`](Self::nested) for the derives (see [`plain_at`](Self::plain_at)).
-    #[doc(hidden)]
-    pub fn nested_at<S: Schema>(&mut self, name: &str, index: usize) -> Result<Option<S::Output>, Unresolved> {
-        if self.shallow {
-            return Ok(None);
-        }
-        match self.field(name, index) {
-            Some(v) => S::denormalize(v, self.ctx).map(Some),
-            None => Ok(None),
+impl<'s> EntityReader<'_, 's> {
+    /// The nested-schema field whose stored reference is `stored`, denormalized with `S`.
+    /// `Ok(None)` when the row lacks it, or when this entity is built shallow (R-READ-3); an
+    /// unresolved reference is `Err` (R-READ-2).
+    pub fn nested<S: Schema>(&mut self, stored: &'s Option<Value>) -> Result<Option<S::Output>, Unresolved> {
+        match stored {
+            Some(v) if !self.shallow => S::denormalize(v, self.ctx).map(Some),
+            _ => Ok(None),
         }
     }
 }
@@ -358,52 +224,22 @@ mod tests {
 
     use super::*;
     use crate::Store;
-    use crate::error::Error;
-    use crate::normalize::RecordWriter;
-    use crate::schema::{All, Entity, pk_string};
+    use crate::schema::{All, Entity};
 
-    #[derive(Clone, Debug, Default, PartialEq)]
+    #[derive(Clone, Debug, Default, PartialEq, crate::Entity)]
     struct Owner {
+        #[entity(pk)]
+        id: u32,
         name: String,
     }
 
-    impl Entity for Owner {
-        const KEY: &'static str = "Owner";
-        const COLLECTION_KEY: &'static str = "[Owner]";
-        fn pk(input: &Value) -> Option<String> {
-            pk_string(input.get("id"))
-        }
-        fn read_record(r: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved> {
-            Ok(Owner {
-                name: r.plain("name")?.unwrap_or_default(),
-            })
-        }
-    }
-    crate::impl_entity_schema!(Owner);
-
-    #[derive(Clone, Debug, Default, PartialEq)]
+    #[derive(Clone, Debug, Default, PartialEq, crate::Entity)]
     struct Task {
+        #[entity(pk)]
         id: u32,
+        #[entity(schema)]
         owner: Option<Owner>,
     }
-
-    impl Entity for Task {
-        const KEY: &'static str = "Task";
-        const COLLECTION_KEY: &'static str = "[Task]";
-        fn pk(input: &Value) -> Option<String> {
-            pk_string(input.get("id"))
-        }
-        fn write_record(w: &mut RecordWriter<'_, '_>) -> Result<(), Error> {
-            w.nested::<Owner>("owner")
-        }
-        fn read_record(r: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved> {
-            Ok(Task {
-                id: r.plain("id")?.unwrap_or_default(),
-                owner: r.nested::<Owner>("owner")?,
-            })
-        }
-    }
-    crate::impl_entity_schema!(Task);
 
     /// Reads the tasks, every owner (`All`) and a pk no owner has, and returns what was read
     /// with what the context recorded.

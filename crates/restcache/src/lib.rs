@@ -65,6 +65,9 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+// The derives name `::restcache`, which this crate's own tests use too.
+extern crate self as restcache;
+
 /// For this repository's benchmarks only, with the `bench-hooks` feature. Not public API.
 #[cfg(feature = "bench-hooks")]
 #[doc(hidden)]
@@ -74,11 +77,12 @@ pub mod controller;
 mod denormalize;
 mod error;
 mod normalize;
-mod record;
+mod object_input;
+mod pk;
 pub mod rest;
+mod rows;
 mod rt;
 pub mod schema;
-mod seed;
 pub mod store;
 mod tables;
 
@@ -125,18 +129,14 @@ pub mod __private {
     pub use serde_json::{Map, Value, json};
     pub use std::sync::OnceLock;
 
-    pub use crate::denormalize::{DenormalizeCtx, RecordReader, Unresolved};
+    pub use crate::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
     pub use crate::error::Error;
-    pub use crate::normalize::{NormalizeCtx, RecordWriter};
-    pub use crate::seed::{SeedFields, SeedWriter};
-
-    /// `Schema::normalize_seed` of derived entities and objects.
-    pub mod seed {
-        pub use crate::seed::{entity, object};
-    }
+    pub use crate::normalize::nested;
+    pub use crate::pk::pk_of;
+    pub use crate::rows::{EntityRow, FieldValue, RowData, clone_field, merge_field, same_field};
     pub use crate::schema::{
-        Entity, EntityField, EntitySchema, ParentUse, Registry, Schema, SchemaKind, Union, normalize_object,
-        read_object,
+        Entity, EntityField, EntitySchema, ObjectReader, ParentUse, Registry, Schema, SchemaKind, Union,
+        normalize_object, read_object,
     };
 
     /// `#[entity(pk)]`: the pk of an object by one field.
@@ -144,9 +144,9 @@ pub mod __private {
         crate::normalize::pk_string(input.get(field))
     }
 
-    /// Normalizes an entity (a union variant); returns its pk.
-    pub fn normalize_entity<E: Entity>(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<String, Error> {
-        crate::normalize::normalize_entity::<E>(input, ctx)
+    /// Normalizes an entity (a union variant) from `de`; returns its pk.
+    pub fn normalize_entity<'de, E: Entity, D: serde::Deserializer<'de>>(de: D) -> Result<String, D::Error> {
+        crate::normalize::normalize_entity::<E, D>(de)
     }
 
     /// Reads an entity by pk (a union variant).
@@ -162,6 +162,29 @@ pub mod __private {
     /// A tag from an attribute function among `tags`.
     pub fn select_by_tag(tag: Option<impl AsRef<str>>, tags: &[&str]) -> Option<usize> {
         crate::schema::select_by_tag(tag, tags)
+    }
+
+    /// The pk of a row as JSON (`#[entity(pk = path)]`: the function reads an object).
+    pub fn pk_by_fn<R: RowData>(row: &R, pk: fn(&Value) -> Option<String>) -> Option<String> {
+        pk(&Value::Object(row.to_json()))
+    }
+
+    /// A plain field of a row: the value the object holds, `null` included, deserialized as
+    /// the field's type.
+    pub fn present<'de, T: serde::Deserialize<'de>, D: serde::Deserializer<'de>>(de: D) -> Result<Option<T>, D::Error> {
+        T::deserialize(de).map(Some)
+    }
+
+    /// A plain field as JSON, as its type serializes it (`None` when it cannot be JSON).
+    pub fn json_of<T: serde::Serialize>(value: &T) -> Option<Value> {
+        serde_json::to_value(value).ok()
+    }
+
+    /// A `#[serde(flatten)]` field's JSON object merged into its row's.
+    pub fn flatten_into(map: &mut Map<String, Value>, json: Option<Value>) {
+        if let Some(Value::Object(fields)) = json {
+            map.extend(fields);
+        }
     }
 
     pub use crate::schema::entity_impl as entity;

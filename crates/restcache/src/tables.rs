@@ -13,7 +13,7 @@ use crate::rt::Instant;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::record::Fields;
+use crate::rows::Row;
 
 pub(crate) type TableId = u32;
 
@@ -47,8 +47,8 @@ impl PkHasher {
 /// The stored form of one entity (or collection) record.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Record {
-    /// An entity's fields.
-    Entity(Fields),
+    /// An entity's row.
+    Entity(Box<dyn Row>),
     /// A collection's references.
     List(Members),
     /// The INVALID mark written by `Invalidate` (R-INV-1).

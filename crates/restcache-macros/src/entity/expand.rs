@@ -1,4 +1,5 @@
-//! [`EntityModel`] → `impl Entity` + `impl_entity_schema!` + the nested-field assertions.
+//! [`EntityModel`] → its row type, `impl Entity`, `impl_entity_schema!` and the nested-field
+//! assertions, all inside one anonymous `const` so the row type is named nowhere else.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -6,55 +7,50 @@ use syn::Ident;
 use syn::spanned::Spanned;
 
 use super::parse::{EntityModel, Pk};
-use crate::fields;
+use crate::fields::{self, RowNames};
 
 pub(super) fn expand(model: &EntityModel) -> TokenStream {
-    let EntityModel { ident, key, pk, fields } = model;
+    let EntityModel {
+        ident,
+        key,
+        pk,
+        fields,
+        serde,
+    } = model;
     let collection_key = format!("[{key}]");
     let input = Ident::new("input", Span::mixed_site());
-    let w = Ident::new("w", Span::mixed_site());
+    let row = Ident::new("row", Span::mixed_site());
     let r = Ident::new("r", Span::mixed_site());
     let out = Ident::new("out", Span::mixed_site());
     let registry = Ident::new("registry", Span::mixed_site());
+    let names = RowNames {
+        row: Ident::new("__Row", Span::mixed_site()),
+    };
+    let row_ty = &names.row;
 
-    let pk = match pk {
-        Pk::Field(name) => quote! { ::restcache::__private::pk_field(#input, #name) },
-        Pk::Fn(path) => quote_spanned! {path.span()=> #path(#input) },
+    let (pk, row_pk) = match pk {
+        Pk::Field(member, name) => (
+            quote! { ::restcache::__private::pk_field(#input, #name) },
+            quote! {
+                match &#row.#member {
+                    ::core::option::Option::Some(value) => ::restcache::__private::pk_of(value),
+                    ::core::option::Option::None => ::core::option::Option::None,
+                }
+            },
+        ),
+        Pk::Fn(path) => (
+            quote_spanned! {path.span()=> #path(#input) },
+            quote_spanned! {path.span()=> ::restcache::__private::pk_by_fn(#row, #path) },
+        ),
     };
 
-    let writes = fields::write_fields(fields, &w);
-    let write_record = (!writes.is_empty()).then(|| {
-        quote! {
-            fn write_record(
-                #w: &mut ::restcache::__private::RecordWriter<'_, '_>,
-            ) -> ::core::result::Result<(), ::restcache::Error> {
-                #writes
-                ::core::result::Result::Ok(())
-            }
-        }
-    });
-
-    let pk_field = match model.pk {
-        Pk::Field(ref name) => Some(name.as_str()),
-        Pk::Fn(_) => None,
-    };
-    let seeds = fields::seed_impl(quote!(), quote!(#ident), fields, pk_field);
-
-    let reads = fields::read_fields(fields, &r, &out);
-    let (reader, out_binding) = if reads.is_empty() {
-        (quote!(_), quote!(#out))
-    } else {
-        (quote!(#r), quote!(mut #out))
-    };
+    let expecting = format!("an object for entity {ident}");
+    let row_type = fields::row_type(&names, fields, serde, &syn::Generics::default(), quote!(), &expecting);
+    let clone_and_eq = fields::clone_and_eq(&names.row, fields);
+    let merge = fields::merge(fields);
+    let reads = fields::read_row(fields, &row, &r, &out);
 
     let nested: Vec<_> = fields::nested_types(fields).collect();
-    // Normalizing while parsing builds the record with its nested fields already normalized; a
-    // pk function must see them as the input has them, so such an entity parses into a `Value`.
-    let seeded = if matches!(model.pk, Pk::Fn(_)) && !nested.is_empty() {
-        quote!()
-    } else {
-        quote!(, seeded)
-    };
     let register_nested = (!nested.is_empty()).then(|| {
         let registers = nested.iter().map(|ty| {
             quote_spanned! {ty.span()=> <#ty as ::restcache::__private::Schema>::register(#registry); }
@@ -72,44 +68,58 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
             .iter()
             .map(|ty| quote_spanned! {ty.span()=> let _ = __assert_entity_field::<#ty>; });
         quote! {
+            fn __assert_entity_field<T: ::restcache::__private::EntityField>() {}
             const _: () = {
-                fn __assert_entity_field<T: ::restcache::__private::EntityField>() {}
                 #(#checks)*
             };
         }
     });
 
     quote! {
-        #[automatically_derived]
-        // A nested field's type is often its schema's output: the `From` conversion is then
-        // the identity, and the call carries the field's span.
-        #[allow(clippy::useless_conversion)]
-        impl ::restcache::__private::Entity for #ident {
-            const KEY: &'static str = #key;
-            const COLLECTION_KEY: &'static str = #collection_key;
-            const NAMES: &'static [&'static str] = <Self as ::restcache::__private::SeedFields>::NAMES;
+        const _: () = {
+            #row_type
 
-            fn pk(#input: &::restcache::__private::Value) -> ::core::option::Option<::std::string::String> {
-                #pk
+            #clone_and_eq
+
+            #[automatically_derived]
+            impl ::restcache::__private::EntityRow for #row_ty {
+                #merge
             }
 
-            #write_record
+            #[automatically_derived]
+            // A nested field's type is often its schema's output: the `From` conversion is then
+            // the identity, and the call carries the field's span.
+            #[allow(clippy::useless_conversion)]
+            impl ::restcache::__private::Entity for #ident {
+                const KEY: &'static str = #key;
+                const COLLECTION_KEY: &'static str = #collection_key;
+                type Row = #row_ty;
 
-            fn read_record(
-                #reader: &mut ::restcache::__private::RecordReader<'_, '_>,
-            ) -> ::core::result::Result<Self, ::restcache::__private::Unresolved> {
-                let #out_binding = <Self as ::core::default::Default>::default();
-                #reads
-                ::core::result::Result::Ok(#out)
+                fn pk(#input: &::restcache::__private::Value) -> ::core::option::Option<::std::string::String> {
+                    #pk
+                }
+
+                fn row_pk(#row: &#row_ty) -> ::core::option::Option<::std::string::String> {
+                    #row_pk
+                }
+
+                #[allow(unused_variables)]
+                fn read<'s>(
+                    #row: &'s #row_ty,
+                    #r: &mut ::restcache::__private::EntityReader<'_, 's>,
+                ) -> ::core::result::Result<Self, ::restcache::__private::Unresolved> {
+                    #[allow(unused_mut)]
+                    let mut #out = <Self as ::core::default::Default>::default();
+                    #reads
+                    ::core::result::Result::Ok(#out)
+                }
+
+                #register_nested
             }
 
-            #register_nested
-        }
+            ::restcache::impl_entity_schema!(#ident);
 
-        #seeds
-
-        ::restcache::impl_entity_schema!(#ident #seeded);
-
-        #assertions
+            #assertions
+        };
     }
 }

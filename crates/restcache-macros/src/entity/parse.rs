@@ -40,13 +40,15 @@ pub(super) struct EntityModel {
     pub key: String,
     pub pk: Pk,
     pub fields: Vec<Field>,
+    /// The struct's serde options its row type gets.
+    pub serde: Vec<syn::Meta>,
 }
 
 /// How the primary key of an input object is found.
 pub(super) enum Pk {
-    /// The string form of this JSON field.
-    Field(String),
-    /// This function of the input object.
+    /// The field whose value is the pk: its Rust name and its JSON name.
+    Field(Ident, String),
+    /// `#[entity(pk = path)]`: a function of the object.
     Fn(Path),
 }
 
@@ -55,6 +57,9 @@ pub(super) fn parse(input: &DeriveInput) -> darling::Result<EntityModel> {
     let attrs = errors.handle(ContainerAttrs::from_attributes(&input.attrs));
     fields::reject_generics(input, DERIVE, &mut errors);
     let serde = fields::serde_container(input, &mut errors);
+    let forwarded = errors
+        .handle(crate::serde_attrs::forwarded_container(&input.attrs, "entity").map_err(darling::Error::from))
+        .unwrap_or_default();
 
     let key = match attrs.as_ref().and_then(|a| a.key.as_ref()) {
         Some(key) => {
@@ -117,7 +122,7 @@ pub(super) fn parse(input: &DeriveInput) -> darling::Result<EntityModel> {
     fields::refuse_repeated_names(&model_fields, &mut errors);
 
     let pk = match (pk_field, container_pk) {
-        (Some((_, name)), _) => Some(Pk::Field(name)),
+        (Some((member, name)), _) => Some(Pk::Field(member, name)),
         (None, Some(path)) => Some(Pk::Fn(path)),
         (None, None) => {
             // Without the struct's attributes (they did not parse) the pk may well be set there.
@@ -143,6 +148,7 @@ pub(super) fn parse(input: &DeriveInput) -> darling::Result<EntityModel> {
         key,
         pk,
         fields: model_fields,
+        serde: forwarded,
     })
 }
 

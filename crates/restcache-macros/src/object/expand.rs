@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 use syn::{Generics, Ident, Type, parse_quote, parse_quote_spanned};
 
 use super::parse::ObjectModel;
-use crate::fields::{self, Field, FieldKind};
+use crate::fields::{self, Field, FieldKind, RowNames};
 
 pub(super) fn expand(model: &ObjectModel) -> TokenStream {
     let ObjectModel {
@@ -15,20 +15,20 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
         generics,
         fields,
         list,
+        serde,
     } = model;
-    let input = Ident::new("input", Span::mixed_site());
     let stored = Ident::new("stored", Span::mixed_site());
     let ctx = Ident::new("ctx", Span::mixed_site());
-    let w = Ident::new("w", Span::mixed_site());
+    let de = Ident::new("de", Span::mixed_site());
     let r = Ident::new("r", Span::mixed_site());
     let out = Ident::new("out", Span::mixed_site());
     let registry = Ident::new("registry", Span::mixed_site());
+    let names = RowNames {
+        row: Ident::new("__Row", Span::mixed_site()),
+    };
+    let row_ty = &names.row;
 
-    let writes = fields::write_fields(fields, &w);
-    let writer = if writes.is_empty() { quote!(_) } else { quote!(#w) };
-    let de = Ident::new("de", Span::mixed_site());
-
-    let reads = fields::read_fields(fields, &r, &out);
+    let reads = fields::read_object(fields, &r, &out);
     let (reader, out_binding) = if reads.is_empty() {
         (quote!(_), quote!(#out))
     } else {
@@ -64,13 +64,16 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
 
     let bounded = schema_generics(generics, fields, None);
     let (impl_generics, ty_generics, where_clause) = bounded.split_for_impl();
-
-    let seeds = fields::seed_impl(
-        quote!(#impl_generics),
-        quote!(#ident #ty_generics #where_clause),
+    let row_generics = row_generics(generics, fields);
+    let row_type = fields::row_type(
+        &names,
         fields,
-        None,
+        serde,
+        &row_generics,
+        quote!(),
+        &format!("an object for {ident}"),
     );
+    let (_, row_generics, _) = row_generics.split_for_impl();
 
     let list_schema = list.as_ref().map(|ty| {
         let list_generics = schema_generics(generics, fields, Some(ty));
@@ -85,52 +88,43 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
     });
 
     quote! {
-        #[automatically_derived]
-        // A nested field's type is often its schema's output: the `From` conversion is then
-        // the identity, and the call carries the field's span.
-        #[allow(clippy::useless_conversion)]
-        impl #impl_generics ::restcache::__private::Schema for #ident #ty_generics #where_clause {
-            type Output = Self;
+        const _: () = {
+            #row_type
 
-            fn normalize(
-                #input: &mut ::restcache::__private::Value,
-                #ctx: &mut ::restcache::__private::NormalizeCtx<'_>,
-            ) -> ::core::result::Result<::restcache::__private::Value, ::restcache::Error> {
-                ::restcache::__private::normalize_object(#input, #ctx, |#writer| {
-                    #writes
-                    ::core::result::Result::Ok(())
-                })
+            #[automatically_derived]
+            // A nested field's type is often its schema's output: the `From` conversion is then
+            // the identity, and the call carries the field's span.
+            #[allow(clippy::useless_conversion)]
+            impl #impl_generics ::restcache::__private::Schema for #ident #ty_generics #where_clause {
+                type Output = Self;
+
+                fn normalize<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
+                    #de: D,
+                ) -> ::core::result::Result<::restcache::__private::Value, D::Error> {
+                    ::restcache::__private::normalize_object::<#row_ty #row_generics, D>(#de)
+                }
+
+                fn denormalize<'s>(
+                    #stored: &'s ::restcache::__private::Value,
+                    #ctx: &mut ::restcache::__private::DenormalizeCtx<'s>,
+                ) -> ::core::result::Result<Self, ::restcache::__private::Unresolved> {
+                    ::restcache::__private::read_object(#stored, #ctx, |#reader| {
+                        let #out_binding = <Self as ::core::default::Default>::default();
+                        #reads
+                        ::core::result::Result::Ok(#out)
+                    })
+                }
+
+                #collection
+
+                #register
             }
 
-            fn normalize_seed<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
-                #de: D,
-                #ctx: &mut ::restcache::__private::NormalizeCtx<'_>,
-            ) -> ::core::result::Result<::restcache::__private::Value, D::Error> {
-                ::restcache::__private::seed::object::<Self, D>(#de, #ctx)
-            }
+            #[automatically_derived]
+            impl #impl_generics ::restcache::__private::EntityField for #ident #ty_generics #where_clause {}
 
-            fn denormalize<'s>(
-                #stored: &'s ::restcache::__private::Value,
-                #ctx: &mut ::restcache::__private::DenormalizeCtx<'s>,
-            ) -> ::core::result::Result<Self, ::restcache::__private::Unresolved> {
-                ::restcache::__private::read_object(#stored, #ctx, |#reader| {
-                    let #out_binding = <Self as ::core::default::Default>::default();
-                    #reads
-                    ::core::result::Result::Ok(#out)
-                })
-            }
-
-            #collection
-
-            #register
-        }
-
-        #seeds
-
-        #[automatically_derived]
-        impl #impl_generics ::restcache::__private::EntityField for #ident #ty_generics #where_clause {}
-
-        #list_schema
+            #list_schema
+        };
     }
 }
 
@@ -162,6 +156,7 @@ fn schema_generics(generics: &Generics, fields: &[Field], list: Option<&Type>) -
                     ty,
                     &quote!(::restcache::__private::serde::de::DeserializeOwned),
                 );
+                add(&mut bounds, ty, &quote!(::restcache::__private::serde::Serialize));
             }
             FieldKind::Plain {
                 deserialize_with: Some(_),
@@ -188,6 +183,30 @@ fn schema_generics(generics: &Generics, fields: &[Field], list: Option<&Type>) -
     for param in generics.type_params() {
         let param = &param.ident;
         clause.predicates.push(parse_quote! { #param: 'static });
+    }
+    bounded
+}
+
+/// The generics of the row type: the struct's, and for each field that names a type parameter,
+/// `Serialize` (a plain field: the row writes it back as JSON) or `Schema` (a nested field: the
+/// row normalizes it).
+fn row_generics(generics: &Generics, fields: &[Field]) -> Generics {
+    let mut bounded = generics.clone();
+    if generics.params.is_empty() {
+        return bounded;
+    }
+    let clause = bounded.make_where_clause();
+    for field in fields.iter().filter(|f| mentions_params(&f.ty, generics)) {
+        let ty = &field.ty;
+        match field.kind {
+            FieldKind::Plain { .. } => clause
+                .predicates
+                .push(parse_quote_spanned! {ty.span()=> #ty: ::restcache::__private::serde::Serialize }),
+            FieldKind::Nested => clause
+                .predicates
+                .push(parse_quote_spanned! {ty.span()=> #ty: ::restcache::__private::Schema }),
+            FieldKind::Skipped => {}
+        }
     }
     bounded
 }

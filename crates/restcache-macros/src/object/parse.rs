@@ -36,6 +36,8 @@ pub(super) struct ObjectModel {
     pub fields: Vec<Field>,
     /// The type of the field whose collection makes the struct a `ListSchema`, if any.
     pub list: Option<Type>,
+    /// The struct's serde options its row type gets.
+    pub serde: Vec<syn::Meta>,
 }
 
 pub(super) fn parse(input: &DeriveInput) -> darling::Result<ObjectModel> {
@@ -43,6 +45,9 @@ pub(super) fn parse(input: &DeriveInput) -> darling::Result<ObjectModel> {
     errors.handle(ContainerAttrs::from_attributes(&input.attrs));
     reject_non_type_params(&input.generics, &mut errors);
     let serde = fields::serde_container(input, &mut errors);
+    let forwarded = errors
+        .handle(crate::serde_attrs::forwarded_container(&input.attrs, "object schema").map_err(darling::Error::from))
+        .unwrap_or_default();
     let named = errors.handle(fields::named_fields(input, DERIVE));
     let mut model_fields = Vec::new();
     // The `#[schema(collection)]` field: its name and type.
@@ -92,6 +97,7 @@ pub(super) fn parse(input: &DeriveInput) -> darling::Result<ObjectModel> {
         generics: input.generics.clone(),
         fields: model_fields,
         list,
+        serde: forwarded,
     })
 }
 

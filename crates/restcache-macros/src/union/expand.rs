@@ -20,6 +20,7 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
     let key = Ident::new("key", Span::mixed_site());
     let input = Ident::new("input", Span::mixed_site());
     let ctx = Ident::new("ctx", Span::mixed_site());
+    let de = Ident::new("de", Span::mixed_site());
     let index = Ident::new("index", Span::mixed_site());
     let pk = Ident::new("pk", Span::mixed_site());
     let registry = Ident::new("registry", Span::mixed_site());
@@ -83,7 +84,7 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
             .collect()
     };
     let normalize_arms = arms(&|EntityVariant { ty, .. }| {
-        quote_spanned! {ty.span()=> ::restcache::__private::normalize_entity::<#ty>(#input, #ctx) }
+        quote_spanned! {ty.span()=> ::restcache::__private::normalize_entity::<#ty, D>(#de) }
     });
     let read_arms = arms(&|EntityVariant { ident: variant, ty, .. }| {
         quote_spanned! {ty.span()=> ::restcache::__private::read_entity::<#ty>(#pk, #ctx).map(Self::#variant) }
@@ -128,15 +129,13 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
 
             #select
 
-            fn normalize_variant(
+            fn normalize_variant<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
                 #index: usize,
-                #input: &mut ::restcache::__private::Value,
-                #ctx: &mut ::restcache::__private::NormalizeCtx<'_>,
-            ) -> ::core::result::Result<::std::string::String, ::restcache::Error> {
+                #de: D,
+            ) -> ::core::result::Result<::std::string::String, D::Error> {
                 match #index {
                     #(#normalize_arms)*
-                    _ => ::core::result::Result::Err(#ctx.invalid(
-                        ::core::option::Option::Some(<Self as ::restcache::__private::Union>::NAME),
+                    _ => ::core::result::Result::Err(<D::Error as ::restcache::__private::serde::de::Error>::custom(
                         "no such variant",
                     )),
                 }
@@ -176,11 +175,10 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
             const KIND: ::restcache::__private::SchemaKind = ::restcache::__private::SchemaKind::Entity;
             const PARENT: ::restcache::__private::ParentUse = ::restcache::__private::ParentUse::#parent_use;
 
-            fn normalize(
-                #input: &mut ::restcache::__private::Value,
-                #ctx: &mut ::restcache::__private::NormalizeCtx<'_>,
-            ) -> ::core::result::Result<::restcache::__private::Value, ::restcache::Error> {
-                ::restcache::__private::union::normalize::<Self>(#input, #ctx)
+            fn normalize<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
+                #de: D,
+            ) -> ::core::result::Result<::restcache::__private::Value, D::Error> {
+                ::restcache::__private::union::normalize::<Self, D>(#de)
             }
 
             fn denormalize<'s>(
@@ -214,11 +212,10 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
                 ::restcache::__private::union::read_all::<Self>(#ctx, #out)
             }
 
-            fn invalidate(
-                #input: &::restcache::__private::Value,
-                #ctx: &mut ::restcache::__private::NormalizeCtx<'_>,
-            ) -> ::core::result::Result<::std::string::String, ::restcache::Error> {
-                ::restcache::__private::union::invalidate::<Self>(#input, #ctx)
+            fn invalidate<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
+                #de: D,
+            ) -> ::core::result::Result<::std::string::String, D::Error> {
+                ::restcache::__private::union::invalidate::<Self, D>(#de)
             }
 
             fn from_passthrough(#value: &::restcache::__private::Value) -> ::core::option::Option<Self> {

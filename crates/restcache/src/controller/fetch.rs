@@ -466,8 +466,8 @@ impl Controller {
         opts.body = req.body.as_ref();
         opts.policy = req.cfg.policy.as_deref();
         // Step 6 before the lock: parsing and normalizing need only the body (which stored lists
-        // a push or unshift joins, and what a page adds to its list, is left to the commit); a
-        // schema that turns out to read the stored tables is normalized again under it.
+        // a push or unshift joins, what a page adds to its list, and which tables hold a deleted
+        // union member are left to the commit).
         let normalized = sent.map(|fetched| {
             let syntax = |e| fetched.syntax_error(e);
             let detached = Store::normalize_fetched::<S>(&req.key, &write_args, &fetched.bytes, opts, &syntax);
@@ -491,10 +491,6 @@ impl Controller {
                         store.commit_fetched::<S>(&req.key, &write_args, n, opts, layer)
                     }
                     Detached::Failed(e) => store.check_schema::<S>().and(Err(e)),
-                    Detached::NeedsTables => {
-                        let syntax = |e| fetched.syntax_error(e);
-                        store.write_fetched::<S>(&req.key, &write_args, &fetched.bytes, opts, layer, &syntax)
-                    }
                 }
                 .map_err(|e| fetched.blame(e).with_url(&req.url))
                 .map(|value| (value, fetched.head))

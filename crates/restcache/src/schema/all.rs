@@ -7,8 +7,6 @@ use serde_json::Value;
 
 use super::{EntitySchema, Registry, Schema};
 use crate::denormalize::{DenormalizeCtx, Unresolved};
-use crate::error::Error;
-use crate::normalize::{NormalizeCtx, kind};
 
 /// Every valid cached entity of `T` (an entity or a union), in first-insertion order, including
 /// entities written by other endpoints. As a field of an object schema it holds the list.
@@ -79,11 +77,10 @@ impl<T: EntitySchema> Schema for All<T> {
 
     /// Writes every element; the stored result is the list of unmatched inputs kept by a
     /// union's `other` variant (R-ALL-1).
-    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
-        let Value::Array(items) = input else {
-            return Err(ctx.invalid(None, format!("expected an array for All, found {}", kind(input))));
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+        let Value::Array(refs) = crate::normalize::list::<T, D>(de)? else {
+            return Ok(Value::Array(Vec::new()));
         };
-        let refs = ctx.list::<T>(items)?;
         Ok(Value::Array(refs.into_iter().filter(Value::is_object).collect()))
     }
 

@@ -8,12 +8,12 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::{EntityField, EntitySchema, Registry, Schema};
 use crate::denormalize::{DenormalizeCtx, Unresolved};
-use crate::error::Error;
-use crate::normalize::{CollectionMode, NormalizeCtx, Pending, Seg, as_map, kind, string_form};
+use crate::normalize::{CollectionMode, Pending, Seg, as_map, invalid, list, refuse_other_kinds, string_form, with};
 use crate::tables::{Members, Record, Slot, Tables};
 
 /// Decides which lists a created entity joins, and how nested collections are keyed.
@@ -230,34 +230,30 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
     /// Its nest key reads the entity holding it; its items may read the parent too.
     const PARENT: super::ParentUse = super::ParentUse::InEntity.or(T::PARENT);
 
-    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
-        let Value::Array(items) = input else {
-            return Err(ctx.invalid(
-                None,
-                format!("expected an array for a collection, found {}", kind(input)),
-            ));
+    fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+        let Value::Array(refs) = list::<T, D>(de)? else {
+            return Err(invalid(None, "expected an array for a collection"));
         };
-        let refs = ctx.list::<T>(items)?;
-        let nested = ctx.entity_depth > 0;
-        let mut key = Cow::Borrowed(ctx.args());
-        if nested
-            && let Some(Value::Object(parent)) = &ctx.parent
-            && let Some(k) = P::default().nest_key(parent)
-        {
-            key = Cow::Owned(k);
-        }
-        let pk = collection_pk(&key);
-        let table = T::collection_key();
-        if !nested && ctx.mode == CollectionMode::Append {
-            // The page's references, each once: the commit appends those the stored list lacks
-            // (R-PAGE-3).
-            let members = Members::unique(refs);
-            // A page's fetch resolves to the page, not to the list it joins (R-FETCH-5).
-            ctx.pending.pages.push((table, pk.clone(), members.clone()));
-            ctx.pending.appended(table, pk.clone(), members, false);
-        } else {
-            ctx.pending.collection(table, pk.clone(), refs);
-        }
+        let pk = with(|n| {
+            let nested = n.entity_depth > 0;
+            let key = match &n.parent {
+                Some(Value::Object(parent)) if nested => P::default().nest_key(parent).map(Cow::Owned),
+                _ => None,
+            };
+            let pk = collection_pk(&key.unwrap_or(Cow::Borrowed(n.args())));
+            let table = T::collection_key();
+            if !nested && n.mode == CollectionMode::Append {
+                // The page's references, each once: the commit appends those the stored list
+                // lacks (R-PAGE-3).
+                let members = Members::unique(refs);
+                // A page's fetch resolves to the page, not to the list it joins (R-FETCH-5).
+                n.pending.pages.push((table, pk.clone(), members.clone()));
+                n.pending.appended(table, pk.clone(), members, false);
+            } else {
+                n.pending.collection(table, pk.clone(), refs);
+            }
+            pk
+        });
         Ok(Value::String(pk))
     }
 
@@ -289,31 +285,17 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
 }
 impl<T: EntitySchema, P: CollectionPolicy + Default> EntityField for Collection<Vec<T>, P> {}
 
-/// Normalizes one created entity and adds its reference to every stored collection of its
-/// type that accepts it (R-COL-4/5). Without the committed tables (a fetched body normalized
-/// before the store is locked), which lists those are is left to the commit, as a [`Join`].
-fn add_to_lists<T: EntitySchema>(
-    input: &mut Value,
-    ctx: &mut NormalizeCtx<'_>,
+/// Normalizes one created entity (an object, or an array of exactly one) and leaves its
+/// reference to join every collection of its type that accepts it when the batch is committed
+/// (R-COL-4/5, [`Join`]).
+fn add_to_lists<'de, T: EntitySchema, D: Deserializer<'de>>(
+    de: D,
     front: bool,
     non_filter: fn(&str) -> bool,
-) -> Result<Value, Error> {
-    let r = match input {
-        Value::Object(_) => T::normalize(input, ctx)?,
-        Value::Array(one) if one.len() == 1 => ctx.at(Seg::Index(0), |ctx| T::normalize(&mut one[0], ctx))?,
-        other => {
-            let found = match other {
-                Value::Array(a) => format!("an array of {} items", a.len()),
-                v => kind(v).to_owned(),
-            };
-            return Err(ctx.invalid(
-                None,
-                format!("a push or unshift response must be one entity object, found {found}"),
-            ));
-        }
-    };
+) -> Result<Value, D::Error> {
+    let r = de.deserialize_any(Created::<T>(PhantomData))?;
     if !(r.is_string() || r.is_array()) {
-        return Err(ctx.invalid(None, "the created item matches no variant"));
+        return Err(invalid(None, "the created item matches no variant"));
     }
     let join = Join {
         table: T::collection_key(),
@@ -321,14 +303,53 @@ fn add_to_lists<T: EntitySchema>(
         front,
         non_filter,
     };
-    match ctx.tables() {
-        Some(tables) => {
-            let (args, body, policy) = (ctx.args(), ctx.body, ctx.policy);
-            join.add_to(tables, &mut ctx.pending, args, body, policy);
-        }
-        None => ctx.pending.joins.push(join),
-    }
+    with(|n| n.pending.joins.push(join));
     Ok(r)
+}
+
+/// The created entity of a push or unshift response.
+struct Created<T>(PhantomData<T>);
+
+impl<'de, T: EntitySchema> Visitor<'de> for Created<T> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a push or unshift response: one entity object")
+    }
+
+    refuse_other_kinds!("a push or unshift response to be one entity object");
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        T::normalize(de::value::MapAccessDeserializer::new(map))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        with(|n| n.path.push(Seg::Index(0)));
+        let first = seq.next_element_seed(Element::<T>(PhantomData));
+        with(|n| n.path.pop());
+        let mut count = usize::from(first.as_ref().is_ok_and(Option::is_some));
+        while seq.next_element::<IgnoredAny>()?.is_some() {
+            count += 1;
+        }
+        match first? {
+            Some(r) if count == 1 => Ok(r),
+            _ => Err(invalid(
+                None,
+                format!("a push or unshift response must be one entity object, found an array of {count} items"),
+            )),
+        }
+    }
+}
+
+/// `T` at an element of a list.
+struct Element<T>(PhantomData<T>);
+
+impl<'de, T: EntitySchema> DeserializeSeed<'de> for Element<T> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        T::normalize(de)
+    }
 }
 
 /// A created entity's reference (push, unshift) and the lists it joins: every collection of
@@ -409,11 +430,11 @@ macro_rules! add_member {
         impl<L: ListSchema> Schema for $name<L> {
             type Output = L::Item;
 
-            fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
+            fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
                 let non_filter = L::collection().map_or(default_non_filter as fn(&str) -> bool, |c| {
                     c.non_filter_argument_keys
                 });
-                add_to_lists::<L::Item>(input, ctx, $front, non_filter)
+                add_to_lists::<L::Item, D>(de, $front, non_filter)
             }
 
             fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<L::Item, Unresolved> {
@@ -435,10 +456,10 @@ impl<L: ListSchema> Schema for Page<L> {
 
     const PARENT: super::ParentUse = L::PARENT;
 
-    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
-        let was = std::mem::replace(&mut ctx.mode, CollectionMode::Append);
-        let r = L::normalize(input, ctx);
-        ctx.mode = was;
+    fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+        let was = with(|n| std::mem::replace(&mut n.mode, CollectionMode::Append));
+        let r = L::normalize(de);
+        with(|n| n.mode = was);
         r
     }
 

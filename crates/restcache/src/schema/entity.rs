@@ -2,22 +2,25 @@
 
 use std::any::{TypeId, type_name};
 
+use serde::Deserializer;
 use serde_json::Value;
 
 use super::{Registry, Schema};
-use crate::denormalize::{DenormalizeCtx, RecordReader, Unresolved};
+use crate::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
 use crate::error::Error;
-use crate::normalize::{NormalizeCtx, RecordWriter, kind, normalize_entity, string_form};
+use crate::normalize::{Normalizing, kind, normalize_entity, string_form};
+use crate::rows::EntityRow;
 use crate::tables::Record;
 
-/// A type whose values are stored in the entity table `KEY`, one record per primary key.
+/// A type whose values are stored in the entity table `KEY`, one row per primary key.
 ///
 /// Usually derived: `#[derive(Entity)]` with `#[entity(pk)]` on the pk field,
-/// `#[entity(key = "...")]` to name the table and `#[entity(schema)]` on nested-schema fields.
-/// It can also be written by hand:
+/// `#[entity(key = "...")]` to name the table and `#[entity(schema)]` on nested-schema fields;
+/// the derive writes the row type, which serde fills with the fields' own serde attributes.
+/// It can also be written by hand, over a [`JsonRow`](super::JsonRow):
 ///
 /// ```
-/// use restcache::schema::{Entity, RecordReader, RecordWriter, Unresolved, pk_string};
+/// use restcache::schema::{Entity, EntityReader, JsonRow, Unresolved, pk_string};
 /// use restcache::Error;
 /// use serde_json::Value;
 ///
@@ -27,18 +30,18 @@ use crate::tables::Record;
 /// impl Entity for Tag {
 ///     const KEY: &'static str = "Tag";
 ///     const COLLECTION_KEY: &'static str = "[Tag]";
+///     type Row = JsonRow;
 ///     fn pk(input: &Value) -> Option<String> {
 ///         pk_string(input.get("name"))
 ///     }
-///     fn write_record(w: &mut RecordWriter<'_, '_>) -> Result<(), Error> {
-///         w.plain::<String>("name")?;
-///         w.plain::<u32>("uses")
+///     fn row_pk(row: &JsonRow) -> Option<String> {
+///         pk_string(row.0.get("name"))
 ///     }
-///     fn read_record(r: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved> {
-///         let mut tag = Tag::default();
-///         if let Some(v) = r.plain("name")? { tag.name = v; }
-///         if let Some(v) = r.plain("uses")? { tag.uses = v; }
-///         Ok(tag)
+///     fn read(row: &JsonRow, _: &mut EntityReader<'_, '_>) -> Result<Self, Unresolved> {
+///         Ok(Tag {
+///             name: row.get("name").unwrap_or_default(),
+///             uses: row.get("uses").unwrap_or_default(),
+///         })
 ///     }
 /// }
 ///
@@ -54,23 +57,20 @@ pub trait Entity: Default + Clone + Send + Sync + 'static {
     /// The name of the table holding this entity's collections: `"[" + KEY + "]"`.
     const COLLECTION_KEY: &'static str;
 
-    /// The primary key of an input object (R-NORM-3); `None` (or `""`) when it has none.
+    /// The stored form of one entity: filled by serde from a response, merged field by field
+    /// with the stored one (R-NORM-6), nested schemas held as references.
+    type Row: EntityRow + serde::de::DeserializeOwned;
+
+    /// The primary key of an input object (R-NORM-3): query args, an `Invalidate` input.
+    /// `None` (or `""`) when it has none.
     fn pk(input: &Value) -> Option<String>;
 
-    /// Checks the plain fields and normalizes the nested-schema fields of an input object.
-    fn write_record(w: &mut RecordWriter<'_, '_>) -> Result<(), Error> {
-        let _ = w;
-        Ok(())
-    }
+    /// The primary key of a row just filled from a response (R-NORM-3).
+    fn row_pk(row: &Self::Row) -> Option<String>;
 
-    /// Builds the entity from its stored record: `Default` overlaid with the record's fields.
-    fn read_record(r: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved>;
-
-    /// The names of the fields the derive declares, sorted (a `static`, one address per
-    /// derive); a record whose names are some of these and no other is read by index. Empty (no
-    /// such reads) for hand-written entities.
-    #[doc(hidden)]
-    const NAMES: &'static [&'static str] = &[];
+    /// Builds the entity from its stored row: `Default` overlaid with the row's fields, nested
+    /// schemas read through `r`.
+    fn read<'s>(row: &'s Self::Row, r: &mut EntityReader<'_, 's>) -> Result<Self, Unresolved>;
 
     /// Registers the nested schemas' entity keys.
     #[doc(hidden)]
@@ -85,8 +85,8 @@ pub trait Entity: Default + Clone + Send + Sync + 'static {
 pub mod entity_impl {
     use super::*;
 
-    pub fn normalize<E: Entity>(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
-        normalize_entity::<E>(input, ctx).map(Value::String)
+    pub fn normalize<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+        normalize_entity::<E, D>(de).map(Value::String)
     }
 
     pub fn denormalize<'s, E: Entity>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<E, Unresolved> {
@@ -124,9 +124,11 @@ pub mod entity_impl {
         true
     }
 
-    pub fn invalidate<E: Entity>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result<String, Error> {
-        let pk = invalidated_pk(input, ctx, E::KEY, E::pk)?;
-        ctx.pending.invalid(E::KEY, pk.clone());
+    pub fn invalidate<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<String, D::Error> {
+        let input: Value = serde::Deserialize::deserialize(de)?;
+        let pk =
+            crate::normalize::with(|n| invalidated_pk(&input, n, E::KEY, E::pk)).map_err(crate::normalize::fail)?;
+        crate::normalize::with(|n| n.pending.invalid(E::KEY, pk.clone()));
         Ok(pk)
     }
 }
@@ -136,16 +138,18 @@ pub mod entity_impl {
 /// (`#[derive(Entity)]` does this itself).
 ///
 /// ```
-/// # use restcache::schema::{Entity, RecordReader, Unresolved, pk_string};
+/// # use restcache::schema::{Entity, EntityReader, JsonRow, Unresolved, pk_string};
 /// # use serde_json::Value;
 /// #[derive(Clone, Default)]
 /// struct Tag { name: String }
 /// impl Entity for Tag {
 ///     const KEY: &'static str = "Tag";
 ///     const COLLECTION_KEY: &'static str = "[Tag]";
+///     type Row = JsonRow;
 ///     fn pk(input: &Value) -> Option<String> { pk_string(input.get("name")) }
-///     fn read_record(r: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved> {
-///         Ok(Tag { name: r.plain("name")?.unwrap_or_default() })
+///     fn row_pk(row: &JsonRow) -> Option<String> { pk_string(row.0.get("name")) }
+///     fn read(row: &JsonRow, _: &mut EntityReader<'_, '_>) -> Result<Self, Unresolved> {
+///         Ok(Tag { name: row.get("name").unwrap_or_default() })
 ///     }
 /// }
 /// restcache::impl_entity_schema!(Tag);
@@ -153,29 +157,13 @@ pub mod entity_impl {
 #[macro_export]
 macro_rules! impl_entity_schema {
     ($ty:ty) => {
-        $crate::impl_entity_schema!(@impl $ty, {});
-    };
-    // `#[derive(Entity)]`: the type also implements `SeedFields`, and normalizes while parsing.
-    ($ty:ty, seeded) => {
-        $crate::impl_entity_schema!(@impl $ty, {
-            fn normalize_seed<'de, D: $crate::__private::serde::Deserializer<'de>>(
-                de: D,
-                ctx: &mut $crate::__private::NormalizeCtx<'_>,
-            ) -> ::core::result::Result<$crate::__private::Value, D::Error> {
-                $crate::__private::seed::entity::<Self, D>(de, ctx)
-            }
-        });
-    };
-    (@impl $ty:ty, { $($seed:tt)* }) => {
         impl $crate::__private::Schema for $ty {
-            $($seed)*
             type Output = Self;
             const KIND: $crate::__private::SchemaKind = $crate::__private::SchemaKind::Entity;
-            fn normalize(
-                input: &mut $crate::__private::Value,
-                ctx: &mut $crate::__private::NormalizeCtx<'_>,
-            ) -> ::core::result::Result<$crate::__private::Value, $crate::Error> {
-                $crate::__private::entity::normalize::<Self>(input, ctx)
+            fn normalize<'de, D: $crate::__private::serde::Deserializer<'de>>(
+                de: D,
+            ) -> ::core::result::Result<$crate::__private::Value, D::Error> {
+                $crate::__private::entity::normalize::<Self, D>(de)
             }
             fn denormalize<'s>(
                 stored: &'s $crate::__private::Value,
@@ -202,11 +190,10 @@ macro_rules! impl_entity_schema {
             fn read_all(ctx: &mut $crate::__private::DenormalizeCtx<'_>, out: &mut ::std::vec::Vec<Self>) -> bool {
                 $crate::__private::entity::read_all::<Self>(ctx, out)
             }
-            fn invalidate(
-                input: &$crate::__private::Value,
-                ctx: &mut $crate::__private::NormalizeCtx<'_>,
-            ) -> ::core::result::Result<::std::string::String, $crate::Error> {
-                $crate::__private::entity::invalidate::<Self>(input, ctx)
+            fn invalidate<'de, D: $crate::__private::serde::Deserializer<'de>>(
+                de: D,
+            ) -> ::core::result::Result<::std::string::String, D::Error> {
+                $crate::__private::entity::invalidate::<Self, D>(de)
             }
         }
         impl $crate::__private::EntityField for $ty {}
@@ -231,7 +218,7 @@ pub trait EntitySchema: Schema<Output = Self> + Clone {
     /// Writes INVALID marks for an `Invalidate` input (R-INV-1) and returns the pk; an input
     /// with no pk is an error.
     #[doc(hidden)]
-    fn invalidate(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result<String, Error>;
+    fn invalidate<'de, D: Deserializer<'de>>(de: D) -> Result<String, D::Error>;
 
     /// The name resource members are named after (`K` in `K.get`): the entity key, or the
     /// union's name.
@@ -252,7 +239,7 @@ pub trait EntitySchema: Schema<Output = Self> + Clone {
 /// through the pk rule.
 pub(crate) fn invalidated_pk(
     input: &Value,
-    ctx: &NormalizeCtx<'_>,
+    ctx: &Normalizing,
     key: &str,
     pk: impl Fn(&Value) -> Option<String>,
 ) -> Result<String, Error> {
@@ -260,7 +247,7 @@ pub(crate) fn invalidated_pk(
         Value::String(_) | Value::Number(_) => string_form(input).map(|s| s.into_owned()),
         // At the top of a delete response, an object with no usable pk falls back to the args
         // (R-RESP-6).
-        Value::Object(_) => pk(input).or_else(|| if ctx.path.is_empty() { pk(ctx.args) } else { None }),
+        Value::Object(_) => pk(input).or_else(|| if ctx.path.is_empty() { pk(&ctx.args) } else { None }),
         other => return Err(ctx.invalid(Some(key), format!("expected a pk or an object, found {}", kind(other)))),
     };
     found

@@ -6,8 +6,6 @@ use serde_json::Value;
 
 use super::{EntitySchema, Registry, Schema, SchemaKind};
 use crate::denormalize::{DenormalizeCtx, Unresolved};
-use crate::error::Error;
-use crate::normalize::NormalizeCtx;
 
 /// Marks the entity the response names INVALID: it vanishes from every list, `Option` fields
 /// holding it become `None`, and reads that require it refetch. Reads return the pk.
@@ -32,8 +30,8 @@ impl<T: EntitySchema> Schema for Invalidate<T> {
     type Output = String;
     const KIND: SchemaKind = SchemaKind::Invalidate;
 
-    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
-        T::invalidate(input, ctx).map(Value::String)
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+        T::invalidate(de).map(Value::String)
     }
 
     fn denormalize<'s>(stored: &'s Value, _: &mut DenormalizeCtx<'s>) -> Result<String, Unresolved> {

@@ -40,11 +40,13 @@ pub use self::invalidate::Invalidate;
 pub use self::registry::Registry;
 pub use self::union::Union;
 pub use self::values::Values;
-pub use crate::denormalize::{DenormalizeCtx, RecordReader, Unresolved};
-pub use crate::normalize::{NormalizeCtx, RecordWriter, pk_string, string_form};
+pub use crate::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
+pub use crate::normalize::{pk_string, string_form};
+pub use crate::pk::pk_of;
+pub use crate::rows::{EntityRow, FieldValue, JsonRow, RowData, clone_field, merge_field, same_field};
 
 pub(crate) use self::collection::{Join, join_lists};
-pub use self::object::{normalize_object, read_object};
+pub use self::object::{ObjectReader, normalize_object, read_object};
 pub(crate) use self::union::{select_by_attribute, select_by_tag};
 
 /// What sort of schema a type is, for the response rules that depend on it (R-RESP-5/6).
@@ -125,24 +127,12 @@ pub trait Schema: Send + Sync + 'static {
     #[doc(hidden)]
     const PARENT: ParentUse = ParentUse::Never;
 
-    /// Normalizes `input`: writes entities to the context's pending writes and returns the
-    /// normalized form (references in place of entities).
-    ///
-    /// The input is consumed: a schema moves what it stores out of it, and leaves it in an
-    /// unspecified state.
-    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error>;
-
-    /// [`normalize`](Self::normalize) straight from a deserializer: parses this schema's part of
-    /// the response and normalizes it in one pass, building no `Value` tree where the schema can
-    /// avoid it (entities, derived objects, `Vec`, `Option`, `Box`). A normalization error is
-    /// kept in `ctx` while a placeholder serde error unwinds the parse.
-    #[doc(hidden)]
-    fn normalize_seed<'de, D: serde::Deserializer<'de>>(de: D, ctx: &mut NormalizeCtx<'_>) -> Result<Value, D::Error>
-    where
-        Self: Sized,
-    {
-        crate::seed::via_value::<Self, D>(de, ctx)
-    }
+    /// Normalizes this schema's part of a response, read from `de` (the JSON parser over the
+    /// response's bytes, or a `serde_json::Value`): writes its entities to the pending writes of
+    /// the normalization running and returns the normalized form (references in place of
+    /// entities). A normalization error is kept by that normalization while a placeholder serde
+    /// error unwinds the parse.
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error>;
 
     /// Builds the output from a normalized value, resolving references against the tables.
     fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved>;
@@ -181,18 +171,8 @@ impl<S: Schema> Schema for Vec<S> {
     };
     const PARENT: ParentUse = S::PARENT;
 
-    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
-        match input {
-            Value::Array(items) => ctx.list::<S>(items).map(Value::Array),
-            other => Err(ctx.invalid(
-                None,
-                format!("expected an array, found {}", crate::normalize::kind(other)),
-            )),
-        }
-    }
-
-    fn normalize_seed<'de, D: serde::Deserializer<'de>>(de: D, ctx: &mut NormalizeCtx<'_>) -> Result<Value, D::Error> {
-        crate::seed::list::<S, D>(de, ctx)
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+        crate::normalize::list::<S, D>(de)
     }
 
     fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
@@ -219,15 +199,8 @@ impl<S: Schema> Schema for Option<S> {
     type Output = Option<S::Output>;
     const PARENT: ParentUse = S::PARENT;
 
-    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
-        match input {
-            Value::Null => Ok(Value::Null),
-            v => S::normalize(v, ctx),
-        }
-    }
-
-    fn normalize_seed<'de, D: serde::Deserializer<'de>>(de: D, ctx: &mut NormalizeCtx<'_>) -> Result<Value, D::Error> {
-        crate::seed::option::<S, D>(de, ctx)
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+        serde::de::DeserializeSeed::deserialize(crate::normalize::OptionSeed::<S>(std::marker::PhantomData), de)
     }
 
     fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
@@ -256,12 +229,8 @@ impl<S: Schema> Schema for Box<S> {
     const KIND: SchemaKind = S::KIND;
     const PARENT: ParentUse = S::PARENT;
 
-    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
-        S::normalize(input, ctx)
-    }
-
-    fn normalize_seed<'de, D: serde::Deserializer<'de>>(de: D, ctx: &mut NormalizeCtx<'_>) -> Result<Value, D::Error> {
-        S::normalize_seed(de, ctx)
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+        S::normalize(de)
     }
 
     fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
@@ -286,8 +255,8 @@ impl<S: EntityField> EntityField for Box<S> {}
 impl Schema for Value {
     type Output = Value;
 
-    fn normalize(input: &mut Value, _: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
-        Ok(std::mem::take(input))
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+        serde::Deserialize::deserialize(de)
     }
 
     fn denormalize<'s>(stored: &'s Value, _: &mut DenormalizeCtx<'s>) -> Result<Value, Unresolved> {
@@ -300,7 +269,8 @@ impl EntityField for Value {}
 impl Schema for () {
     type Output = ();
 
-    fn normalize(_: &mut Value, _: &mut NormalizeCtx<'_>) -> Result<Value, crate::Error> {
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+        <serde::de::IgnoredAny as serde::Deserialize>::deserialize(de)?;
         Ok(Value::Null)
     }
 

@@ -1,21 +1,28 @@
 //! Object schemas: `#[derive(Schema)]` structs whose nested-schema fields are normalized and whose
-//! plain fields are stored as-is (R-NORM-1).
+//! plain fields are stored as JSON (R-NORM-1). Their normalized form is a JSON object, kept as the
+//! result of the request; it is not an entity and is never merged.
 
-use serde_json::Value;
+use serde::Deserializer;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 
-use crate::denormalize::{DenormalizeCtx, RecordReader, Unresolved};
-use crate::error::Error;
-use crate::normalize::{NormalizeCtx, RecordWriter, write_record};
+use super::Schema;
+use crate::denormalize::{DenormalizeCtx, Unresolved};
+use crate::normalize::{fail, finish_object, with};
+use crate::rows::RowData;
 
-/// `Schema::normalize` of an object schema; `write` checks and normalizes its fields.
+/// `Schema::normalize` of an object schema whose row type (the derive's companion) is `R`: the
+/// row filled by serde, nested schemas normalized on the way, as a JSON object.
 #[doc(hidden)]
-pub fn normalize_object(
-    input: &mut Value,
-    ctx: &mut NormalizeCtx<'_>,
-    write: impl FnOnce(&mut RecordWriter<'_, '_>) -> Result<(), Error>,
-) -> Result<Value, Error> {
-    ctx.pk_fallback = None;
-    write_record(input, ctx, write).map(Value::Object)
+pub fn normalize_object<'de, R: RowData + DeserializeOwned, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+    with(|n| {
+        n.pk_fallback = None;
+        n.check_depth()
+    })
+    .map_err(fail)?;
+    let mut row = R::deserialize(crate::object_input::ObjectInput::object(de))?;
+    finish_object(&mut row).map_err(fail)?;
+    Ok(Value::Object(row.to_json()))
 }
 
 /// `Schema::denormalize` of an object schema; `read` builds it from its fields.
@@ -23,7 +30,48 @@ pub fn normalize_object(
 pub fn read_object<'s, T>(
     stored: &'s Value,
     ctx: &mut DenormalizeCtx<'s>,
-    read: impl FnOnce(&mut RecordReader<'_, 's>) -> Result<T, Unresolved>,
+    read: impl FnOnce(&mut ObjectReader<'_, 's>) -> Result<T, Unresolved>,
 ) -> Result<T, Unresolved> {
-    ctx.read_object(stored, read)
+    let Value::Object(fields) = stored else {
+        return Err(Unresolved);
+    };
+    read(&mut ObjectReader { fields, ctx })
+}
+
+/// Reads the fields of an object schema's normalized value; what its derive's `denormalize` is
+/// written with. A field the value lacks is `Ok(None)`: the caller keeps its `Default`.
+pub struct ObjectReader<'r, 's> {
+    fields: &'s Map<String, Value>,
+    ctx: &'r mut DenormalizeCtx<'s>,
+}
+
+impl<'s> ObjectReader<'_, 's> {
+    /// The plain field `name`, as it was stored (its type's own serialization) read back.
+    pub fn plain<T: DeserializeOwned>(&mut self, name: &str) -> Result<Option<T>, Unresolved> {
+        match self.fields.get(name) {
+            None => Ok(None),
+            Some(v) => T::deserialize(v).map(Some).map_err(|e| {
+                tracing::warn!(field = name, error = %e, "stored field does not deserialize");
+                Unresolved
+            }),
+        }
+    }
+
+    /// A `#[serde(flatten)]` field: read from the object's own fields.
+    pub fn flattened<T: DeserializeOwned>(&mut self) -> Result<Option<T>, Unresolved> {
+        T::deserialize(Value::Object(self.fields.clone()))
+            .map(Some)
+            .map_err(|e| {
+                tracing::warn!(error = %e, "stored flattened field does not deserialize");
+                Unresolved
+            })
+    }
+
+    /// The nested-schema field `name`, denormalized with `S`.
+    pub fn nested<S: Schema>(&mut self, name: &str) -> Result<Option<S::Output>, Unresolved> {
+        match self.fields.get(name) {
+            Some(v) => S::denormalize(v, self.ctx).map(Some),
+            None => Ok(None),
+        }
+    }
 }

@@ -1,11 +1,16 @@
 //! Polymorphic schemas: one of several entity types chosen by an attribute (R-UNION).
 
-use serde_json::Value;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Deserialize;
+use serde::de::value::StringDeserializer;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, IntoDeserializer, MapAccess, Visitor};
+use serde_json::{Map, Value};
 
 use super::entity::invalidated_pk;
 use crate::denormalize::{DenormalizeCtx, Unresolved};
-use crate::error::Error;
-use crate::normalize::{NormalizeCtx, kind, string_form};
+use crate::normalize::{fail, invalid, string_form, take_error, with};
 use crate::tables::Record;
 
 /// An enum whose variants each wrap one [`Entity`](super::Entity), chosen per input by an
@@ -51,8 +56,8 @@ pub trait Union: Clone + Send + Sync + 'static {
     /// array element, the object holding the array), and the key it appears under.
     fn select(value: &Value, parent: Option<&Value>, key: Option<&str>) -> Option<usize>;
 
-    /// Normalizes `input` as the entity of variant `index`; returns its pk.
-    fn normalize_variant(index: usize, input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<String, Error>;
+    /// Normalizes the object `de` gives as the entity of variant `index`; returns its pk.
+    fn normalize_variant<'de, D: Deserializer<'de>>(index: usize, de: D) -> Result<String, D::Error>;
 
     /// Reads the entity `pk` of variant `index`.
     fn read_variant(index: usize, pk: &str, ctx: &mut DenormalizeCtx<'_>) -> Result<Self, Unresolved>;
@@ -93,26 +98,159 @@ pub fn collection_key(keys: &[&str]) -> String {
 
 /// `Schema::normalize` of a union: a `[tag, pk]` reference, an inline `other` object, or
 /// `null` for an unmatched element of a list (R-UNION-3).
+///
+/// A union chosen by an attribute reads the object's entries until it meets the attribute,
+/// keeping those before it, then gives the chosen variant the kept entries followed by the rest
+/// of the object as it is parsed: no `Value` of the object is built unless the attribute comes
+/// late. A union chosen by a function parses the object into a `Value` for the function.
 #[doc(hidden)]
-pub fn normalize<U: Union>(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
-    if !input.is_object() {
-        let reason = format!("expected an object for {}, found {}", U::NAME, kind(input));
-        return Err(ctx.invalid(Some(U::NAME), reason));
+pub fn normalize<'de, U: Union, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+    match U::ATTRIBUTE {
+        Some(attribute) => de.deserialize_map(ByAttribute::<U> {
+            attribute,
+            union: PhantomData,
+        }),
+        None => {
+            let value = Value::deserialize(de)?;
+            if !value.is_object() {
+                let found = crate::normalize::kind(&value);
+                return Err(invalid(
+                    Some(U::NAME),
+                    format!("expected an object for {}, found {found}", U::NAME),
+                ));
+            }
+            let selected = with(|n| U::select(&value, n.parent.as_ref(), n.parent_key));
+            match selected {
+                Some(i) => {
+                    let pk = U::normalize_variant(i, value)
+                        .map_err(|e| take_error().map_or_else(|| de::Error::custom(e), fail))?;
+                    reference::<U, D::Error>(i, pk)
+                }
+                None => unmatched::<U, D::Error>(Some(value)),
+            }
+        }
     }
-    match U::select(input, ctx.parent.as_ref(), ctx.parent_key) {
-        Some(i) => {
-            let tag = U::TAGS
-                .get(i)
-                .ok_or_else(|| ctx.invalid(Some(U::NAME), "no such variant"))?;
-            let pk = U::normalize_variant(i, input, ctx)?;
-            Ok(Value::Array(vec![Value::String((*tag).to_owned()), Value::String(pk)]))
+}
+
+/// The reference to the entity `pk` of variant `i`.
+fn reference<U: Union, E: de::Error>(i: usize, pk: String) -> Result<Value, E> {
+    let tag = U::TAGS
+        .get(i)
+        .ok_or_else(|| invalid(Some(U::NAME), "no such variant"))?;
+    Ok(Value::Array(vec![Value::String((*tag).to_owned()), Value::String(pk)]))
+}
+
+/// What an object that matches no variant normalizes to: itself, kept inline, with an `other`
+/// variant; nothing in a list (skipped with a warning); otherwise an error.
+fn unmatched<U: Union, E: de::Error>(object: Option<Value>) -> Result<Value, E> {
+    if U::HAS_OTHER {
+        return Ok(object.unwrap_or(Value::Null));
+    }
+    let (in_list, position) = with(|n| (n.in_list, n.pointer()));
+    if in_list {
+        tracing::warn!(union = U::NAME, position = %position, "list element matches no variant; skipped");
+        return Ok(Value::Null);
+    }
+    Err(invalid(Some(U::NAME), format!("matches no variant of {}", U::NAME)))
+}
+
+struct ByAttribute<U> {
+    attribute: &'static str,
+    union: PhantomData<U>,
+}
+
+impl<'de, U: Union> Visitor<'de> for ByAttribute<U> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an object for {}", U::NAME)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut before = Vec::new();
+        let chosen = loop {
+            let Some(key) = map.next_key::<String>()? else {
+                break None;
+            };
+            let value: Value = map.next_value()?;
+            let found = key == self.attribute;
+            let chosen = found.then(|| select_by_value(Some(&value), U::TAGS)).flatten();
+            before.push((key, value));
+            if found {
+                break chosen;
+            }
+        };
+        match chosen {
+            Some(i) => {
+                let pk = U::normalize_variant(
+                    i,
+                    Kept {
+                        before: before.into_iter(),
+                        value: None,
+                        rest: Some(map),
+                    },
+                )?;
+                reference::<U, A::Error>(i, pk)
+            }
+            None if U::HAS_OTHER => {
+                let mut object: Map<String, Value> = before.into_iter().collect();
+                while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                    object.insert(k, v);
+                }
+                Ok(Value::Object(object))
+            }
+            None => {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                unmatched::<U, A::Error>(None)
+            }
         }
-        None if U::HAS_OTHER => Ok(std::mem::take(input)),
-        None if ctx.in_list => {
-            tracing::warn!(union = U::NAME, position = %ctx.pointer(), "list element matches no variant; skipped");
-            Ok(Value::Null)
+    }
+}
+
+/// An object given as the entries already read (`before`) followed by the rest of a map being
+/// parsed (`rest`): a `Deserializer` (and `MapAccess`) for the chosen variant's row.
+struct Kept<A> {
+    before: std::vec::IntoIter<(String, Value)>,
+    /// The value of the kept key just given.
+    value: Option<Value>,
+    rest: Option<A>,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Kept<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        if let Some((key, value)) = self.before.next() {
+            self.value = Some(value);
+            let key: StringDeserializer<A::Error> = key.into_deserializer();
+            return seed.deserialize(key).map(Some);
         }
-        None => Err(ctx.invalid(Some(U::NAME), format!("matches no variant of {}", U::NAME))),
+        match &mut self.rest {
+            Some(rest) => rest.next_key_seed(seed),
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        match (self.value.take(), &mut self.rest) {
+            (Some(value), _) => seed.deserialize(value).map_err(de::Error::custom),
+            (None, Some(rest)) => rest.next_value_seed(seed),
+            (None, None) => Err(de::Error::custom("a value without its key")),
+        }
+    }
+}
+
+impl<'de, A: MapAccess<'de>> Deserializer<'de> for Kept<A> {
+    type Error = A::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, A::Error> {
+        visitor.visit_map(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
     }
 }
 
@@ -150,7 +288,8 @@ pub fn query<U: Union>(ctx: &mut DenormalizeCtx<'_>) -> Option<Result<U, Unresol
     None
 }
 
-/// `EntitySchema::read_all` of a union (R-ALL-2).
+/// `EntitySchema::read_all` of a union (R-ALL-2): each variant's table in turn. A table that
+/// two variants share (the same entity type) is told apart by the union's selection.
 #[doc(hidden)]
 pub fn read_all<U: Union>(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<U>) -> bool {
     let mut any = false;
@@ -159,19 +298,23 @@ pub fn read_all<U: Union>(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<U>) -> boo
             continue;
         }
         any = true;
+        let shared = U::KEYS.iter().filter(|k| *k == key).count() > 1;
         let tables = ctx.tables;
         for (_, _, pk, slot) in tables.rows(key) {
-            let Record::Entity(record) = &slot.record else {
+            let Record::Entity(row) = &slot.record else {
                 continue;
             };
-            let selected = match U::ATTRIBUTE {
-                Some(attr) => select_by_value(record.get(attr), U::TAGS),
-                // A `select` function reads a JSON object; the record is one only for this call.
-                None => U::select(&Value::Object(record.to_map()), None, None),
-            };
-            if selected == Some(i)
-                && let Ok(v) = U::read_variant(i, pk, ctx)
-            {
+            if shared {
+                let record = row.json();
+                let selected = match U::ATTRIBUTE {
+                    Some(attr) => select_by_value(record.get(attr), U::TAGS),
+                    None => U::select(&Value::Object(record), None, None),
+                };
+                if selected != Some(i) {
+                    continue;
+                }
+            }
+            if let Ok(v) = U::read_variant(i, pk, ctx) {
                 out.push(v);
             }
         }
@@ -181,7 +324,12 @@ pub fn read_all<U: Union>(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<U>) -> boo
 
 /// `EntitySchema::invalidate` of a union (R-INV-1).
 #[doc(hidden)]
-pub fn invalidate<U: Union>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result<String, Error> {
+pub fn invalidate<'de, U: Union, D: Deserializer<'de>>(de: D) -> Result<String, D::Error> {
+    let input = Value::deserialize(de)?;
+    with(|ctx| invalidate_value::<U>(&input, ctx)).map_err(fail)
+}
+
+fn invalidate_value<U: Union>(input: &Value, ctx: &mut crate::normalize::Normalizing) -> Result<String, crate::Error> {
     let selected = if input.is_object() {
         U::select(input, ctx.parent.as_ref(), ctx.parent_key)
     } else {
@@ -213,12 +361,12 @@ pub fn invalidate<U: Union>(input: &Value, ctx: &mut NormalizeCtx<'_>) -> Result
         let pk = match &bare {
             Some(pk) => Some(pk.clone()),
             None => U::pk_of_variant(i, input)
-                .or_else(|| ctx.path.is_empty().then(|| U::pk_of_variant(i, ctx.args)).flatten())
+                .or_else(|| ctx.path.is_empty().then(|| U::pk_of_variant(i, &ctx.args)).flatten())
                 .filter(|pk| !pk.is_empty()),
         };
         let Some(pk) = pk else { continue };
-        if !unmatched && ctx.committed(key).is_some_and(|t| t.rows.contains_key(pk.as_str())) {
-            ctx.pending.invalid(key, pk.clone());
+        if !unmatched {
+            ctx.pending.invalid_if_stored(key, pk.clone());
         }
         first.get_or_insert(pk);
     }

@@ -2,14 +2,16 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::marker::PhantomData;
 use std::ops::Deref;
 
 use serde_json::{Map, Value};
 
 use super::{EntityField, Registry, Schema};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+
 use crate::denormalize::{DenormalizeCtx, Unresolved};
-use crate::error::Error;
-use crate::normalize::{NormalizeCtx, Seg, kind};
+use crate::normalize::{OptionSeed, Seg, fail, refuse_other_kinds, with, wrong_kind};
 
 /// A JSON object whose values each follow `S`; an entity value without a pk takes its map key.
 ///
@@ -74,34 +76,8 @@ impl<S: Schema> Schema for Values<S> {
 
     const PARENT: super::ParentUse = S::PARENT;
 
-    fn normalize(input: &mut Value, ctx: &mut NormalizeCtx<'_>) -> Result<Value, Error> {
-        let Value::Object(map) = input else {
-            return Err(ctx.invalid(None, format!("expected an object for Values, found {}", kind(input))));
-        };
-        ctx.check_depth()?;
-        let was = std::mem::replace(&mut ctx.in_list, true);
-        let mut out = Map::new();
-        let mut result = Ok(());
-        for (k, v) in map.iter_mut() {
-            if v.is_null() {
-                continue;
-            }
-            ctx.pk_fallback = Some(k.clone());
-            let r = ctx.at(Seg::Key(k.clone().into()), |ctx| S::normalize(v, ctx));
-            ctx.pk_fallback = None;
-            match r {
-                Ok(Value::Null) => {}
-                Ok(n) => {
-                    out.insert(k.clone(), n);
-                }
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            }
-        }
-        ctx.in_list = was;
-        result.map(|()| Value::Object(out))
+    fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+        de.deserialize_any(ValuesVisitor::<S>(PhantomData))
     }
 
     fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
@@ -119,3 +95,54 @@ impl<S: Schema> Schema for Values<S> {
     }
 }
 impl<S: EntityField> EntityField for Values<S> {}
+
+/// Normalizes each value of a JSON object with `S`; a value without a pk takes its key.
+struct ValuesVisitor<S>(PhantomData<S>);
+
+impl<'de, S: Schema> Visitor<'de> for ValuesVisitor<S> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object for Values")
+    }
+
+    refuse_other_kinds!("an object for Values");
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<Value, A::Error> {
+        Err(wrong_kind("an object for Values", "an array"))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let was = with(|n| {
+            n.check_depth()?;
+            Ok(std::mem::replace(&mut n.in_list, true))
+        })
+        .map_err(fail)?;
+        let mut out = Map::new();
+        let result = loop {
+            let key = match map.next_key::<String>() {
+                Ok(Some(key)) => key,
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            };
+            with(|n| {
+                n.pk_fallback = Some(key.clone());
+                n.path.push(Seg::Key(key.clone().into()));
+            });
+            let r = map.next_value_seed(OptionSeed::<S>(PhantomData));
+            with(|n| {
+                n.pk_fallback = None;
+                n.path.pop();
+            });
+            match r {
+                Ok(Value::Null) => {}
+                Ok(v) => {
+                    out.insert(key, v);
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        with(|n| n.in_list = was);
+        result.map(|()| Value::Object(out))
+    }
+}

@@ -12,11 +12,11 @@ use std::sync::Arc;
 use crate::rt::Instant;
 use serde_json::Value;
 
-use super::write::{apply_layered, prepare};
+use super::write::{apply_layered, normalize_value, settle};
 use super::{DEFAULT_DATA_EXPIRY, KeyMap, Store, StoredResult, get_hashed};
 use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
-use crate::normalize::{NormalizeCtx, Pending, as_map};
+use crate::normalize::{Pending, as_map};
 use crate::schema::{CollectionPolicy, Schema};
 use crate::tables::{EntityMeta, Layered, Tables};
 
@@ -53,7 +53,7 @@ pub enum Optimistic {
     Unshift,
 }
 
-type Normalize = fn(&Tables, &LayerInput<'_>) -> Result<(Value, Pending), Error>;
+type Normalize = fn(Layered<'_>, &LayerInput<'_>) -> Result<(Value, Pending), Error>;
 type Exists = fn(Layered<'_>, &Value) -> bool;
 
 /// What a layer normalizes.
@@ -118,14 +118,13 @@ impl Layer {
     }
 }
 
-fn normalize_layer<S: Schema>(tables: &Tables, input: &LayerInput<'_>) -> Result<(Value, Pending), Error> {
+fn normalize_layer<S: Schema>(beneath: Layered<'_>, input: &LayerInput<'_>) -> Result<(Value, Pending), Error> {
+    let placeholder = input.placeholder.map(str::to_owned);
     let value = input.value.clone();
-    let mut value = prepare(S::KIND, input.method, value, as_map(input.args), input.body)?;
-    let mut ctx = NormalizeCtx::new(Some(tables), input.args, input.body);
-    ctx.policy = input.policy;
-    ctx.pk_fallback = input.placeholder.map(str::to_owned);
-    let result = S::normalize(&mut value, &mut ctx)?;
-    Ok((result, ctx.pending))
+    let outcome = normalize_value::<S>(input.method, value, input.args, input.body, placeholder)?;
+    let mut pending = outcome.pending;
+    settle(&mut pending, beneath, input.args, input.body, input.policy);
+    Ok((outcome.result, pending))
 }
 
 /// Whether the entity the args name is stored and valid (query mode finds it).
@@ -256,7 +255,7 @@ fn write_layer(
         placeholder: creates.then_some(layer.placeholder.as_str()),
         policy: layer.policy.as_deref(),
     };
-    match normalize(base, &input) {
+    match normalize(beneath, &input) {
         Ok((result, pending)) => {
             let meta = EntityMeta::new(layer.fetched_at, now, now + DEFAULT_DATA_EXPIRY);
             apply_layered(&mut derived.over, base, next, pending, meta);
@@ -279,30 +278,15 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::schema::{Entity, RecordReader, Unresolved, pk_string};
     use crate::store::write::syntax_error;
     use crate::store::{Detached, WriteOptions};
 
-    #[derive(Clone, Debug, Default, PartialEq)]
+    #[derive(Clone, Debug, Default, PartialEq, crate::Entity)]
     struct Tag {
+        #[entity(pk)]
         name: String,
         n: u64,
     }
-
-    impl Entity for Tag {
-        const KEY: &'static str = "Tag";
-        const COLLECTION_KEY: &'static str = "[Tag]";
-        fn pk(input: &Value) -> Option<String> {
-            pk_string(input.get("name"))
-        }
-        fn read_record(r: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved> {
-            Ok(Tag {
-                name: r.plain("name")?.unwrap_or_default(),
-                n: r.plain("n")?.unwrap_or_default(),
-            })
-        }
-    }
-    crate::impl_entity_schema!(Tag);
 
     fn update(id: u64, name: &str, n: u64) -> Layer {
         Layer::new::<Tag>(LayerSpec {

@@ -395,7 +395,7 @@ impl Store {
                     serde_json::json!({
                         "pk": pk,
                         "record": match &slot.record {
-                            Record::Entity(fields) => Value::Object(fields.to_map()),
+                            Record::Entity(row) => Value::Object(row.json()),
                             Record::List(items) => Value::Array(items.refs().to_vec()),
                             Record::Invalid => "INVALID".into(),
                         },

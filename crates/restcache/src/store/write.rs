@@ -12,10 +12,10 @@ use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
 use crate::bounded_value::Refused;
 use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
-use crate::normalize::{MAX_INPUT_DEPTH, NormalizeCtx, Pending, PendingTable, appended_at, dispose};
-use crate::schema::{Schema, SchemaKind, join_lists};
-use crate::seed::BytesError;
-use crate::tables::{EntityMeta, Record, Slot, Tables};
+use crate::normalize::{MAX_INPUT_DEPTH, Outcome, Pending, PendingTable, appended_at, as_map, dispose, run};
+use crate::rows::MergeOutcome;
+use crate::schema::{CollectionPolicy, Schema, SchemaKind, join_lists};
+use crate::tables::{EntityMeta, Layered, Record, Slot, Tables};
 
 /// The value a response stands for, after the empty-response rules (R-RESP-5, R-RESP-6).
 pub(super) fn prepare(
@@ -101,22 +101,50 @@ impl Normalized {
 pub(crate) enum Detached {
     /// Commit it with [`Store::commit_fetched`].
     Ready(Normalized),
-    /// The schema read the stored tables (`Invalidate` of a union by a bare pk): normalize it
-    /// again under the lock with [`Store::write_fetched`].
-    NeedsTables,
     /// The body is refused. Reported after the schema check, as under the lock.
     Failed(Error),
 }
 
-/// Normalizes `value` in `ctx` after the empty-response rules (R-RESP-5/6).
-fn normalize_value<S: Schema>(ctx: &mut NormalizeCtx<'_>, method: &str, value: Value) -> Result<Value, Error> {
-    let mut value = prepare(S::KIND, method, value, ctx.args(), ctx.body)?;
-    let result = S::normalize(&mut value, ctx);
-    if result.is_err() {
-        // What is left of a refused input may nest deeper than a recursive drop can go.
-        dispose(value);
+/// The error of a serde error that is not a normalization error: `syntax`'s for bytes that are
+/// not JSON; a value of the wrong type for the schema, at `position`, the same kind of error.
+fn decode(
+    e: serde_json::Error,
+    position: String,
+    entity: Option<&str>,
+    syntax: &dyn Fn(serde_json::Error) -> Error,
+) -> Error {
+    let data = e.is_data();
+    let mut error = syntax(e);
+    if data
+        && let Error::Decode {
+            position: at,
+            entity: in_entity,
+            ..
+        } = &mut error
+    {
+        *at = position;
+        *in_entity = entity.map(str::to_owned);
     }
-    result
+    error
+}
+
+/// Normalizes `value` with `S` after the empty-response rules (R-RESP-5/6); `pk_fallback`
+/// stands in for a created entity's missing pk (an optimistic layer's placeholder).
+pub(super) fn normalize_value<S: Schema>(
+    method: &str,
+    value: Value,
+    args: &Value,
+    body: Option<&Value>,
+    pk_fallback: Option<String>,
+) -> Result<Outcome, Error> {
+    let value = prepare(S::KIND, method, value, as_map(args), body)?;
+    let syntax = |e| syntax_error(e, None);
+    run(
+        args.clone(),
+        pk_fallback,
+        || S::normalize(value),
+        |e, at, entity| decode(e, at, entity, &syntax),
+    )
 }
 
 /// Whether `bytes` are the JSON text `null`, with JSON's whitespace (not form feeds) around it.
@@ -128,60 +156,66 @@ fn is_null_text(bytes: &[u8]) -> bool {
     }
 }
 
-/// [`normalize_value`] from bytes, in one pass where the empty-response rules (which look at
-/// the whole value) cannot apply. Whitespace alone is an empty response; `syntax` makes the
-/// error of bytes that are not JSON, which comes before any other error.
+/// [`normalize_value`] from bytes: parsed and normalized in one pass where the empty-response
+/// rules (which look at the whole value) cannot apply. Whitespace alone is an empty response;
+/// `syntax` makes the error of bytes that are not JSON.
 fn normalize_bytes<S: Schema>(
-    ctx: &mut NormalizeCtx<'_>,
     method: &str,
     bytes: &[u8],
+    args: &Value,
+    body: Option<&Value>,
     syntax: &dyn Fn(serde_json::Error) -> Error,
-) -> Result<Value, Error> {
+) -> Result<Outcome, Error> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return normalize_value::<S>(ctx, method, Value::Null);
+        return normalize_value::<S>(method, Value::Null, args, body, None);
     }
     // An entity's PUT/PATCH response is empty only when it is `null`, which its text tells;
     // any other body takes the one-pass path.
     if S::KIND == SchemaKind::Entity && matches!(method, "PUT" | "PATCH") && is_null_text(bytes) {
-        return normalize_value::<S>(ctx, method, Value::Null);
+        return normalize_value::<S>(method, Value::Null, args, body, None);
     }
     if matches!(S::KIND, SchemaKind::Invalidate | SchemaKind::InvalidateList) {
         let value = serde_json::from_slice(bytes).map_err(syntax)?;
-        return normalize_value::<S>(ctx, method, value);
+        return normalize_value::<S>(method, value, args, body, None);
     }
-    match crate::seed::normalize_bytes::<S>(bytes, ctx) {
-        Ok(result) => Ok(result),
-        Err(BytesError::Syntax(e)) => Err(syntax(e)),
-        // Bytes that are not JSON, or nest too deep, are that error wherever it is, as when
-        // the whole body is parsed first. Otherwise the body is normalized again as the
-        // `Value` it parses to, whose outcome is the one to give: the pass over the bytes met
-        // a value before the end of its object, where a later value of the same key may
-        // replace it (§0: a repeated key keeps its last value), so its error, or the writes it
-        // made, need not stand. Only failed writes take this second pass.
-        Err(BytesError::Normalize) => match serde_json::from_slice::<Value>(bytes) {
-            Err(not_json) => Err(syntax(not_json)),
-            Ok(parsed) => {
-                ctx.restart();
-                normalize_value::<S>(ctx, method, parsed)
-            }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let outcome = run(
+        args.clone(),
+        None,
+        || {
+            let result = S::normalize(&mut de)?;
+            de.end()?;
+            Ok(result)
         },
+        |e, at, entity| decode(e, at, entity, syntax),
+    );
+    // Bytes that are not JSON (or nest past the limit) are that error wherever it is, before
+    // any error of the schema's met earlier in them (R-RESP-4), as when the whole body is
+    // parsed first; only a refused body pays for this second look.
+    match outcome {
+        Err(e) => match serde_json::from_slice::<Value>(bytes) {
+            Err(not_json) => Err(syntax(not_json)),
+            Ok(_) => Err(e),
+        },
+        Ok(outcome) => Ok(outcome),
     }
 }
 
-/// [`normalize_bytes`] in a fresh context reading `tables` (`None`: before the store is
-/// locked). Returns the result with its writes, and whether a schema asked for the tables.
-fn normalize_bytes_in<S: Schema>(
-    tables: Option<&Tables>,
-    method: &str,
-    bytes: &[u8],
+/// Completes a batch against the tables it will be committed into: the lists its created
+/// entities join (R-COL-4/5) and the INVALID marks it writes only where the pk is stored.
+pub(super) fn settle(
+    pending: &mut Pending,
+    tables: Layered<'_>,
     args: &Value,
-    opts: WriteOptions<'_>,
-    syntax: &dyn Fn(serde_json::Error) -> Error,
-) -> (Result<(Value, Pending), Error>, bool) {
-    let mut ctx = NormalizeCtx::new(tables, args, opts.body);
-    ctx.policy = opts.policy;
-    let result = normalize_bytes::<S>(&mut ctx, method, bytes, syntax);
-    (result.map(|r| (r, ctx.pending)), ctx.needs_tables)
+    body: Option<&Value>,
+    policy: Option<&dyn CollectionPolicy>,
+) {
+    join_lists(pending, tables.base, args, body, policy);
+    for (table, pk) in std::mem::take(&mut pending.if_stored) {
+        if tables.find(table, &pk).is_some() {
+            pending.invalid(table, pk);
+        }
+    }
 }
 
 /// A response value for [`Store::set_response`]: an owned [`Value`] is moved into the tables
@@ -203,8 +237,16 @@ pub trait ResponseValue: sealed::Sealed {
 }
 
 impl ResponseValue for Value {
+    /// The value itself, refused (and dropped without recursion) when it nests deeper than
+    /// normalization accepts: what serde leaves of a refused value is dropped recursively.
     fn into_value(self) -> Result<Value, Error> {
-        Ok(self)
+        match too_deep(&self, 0) {
+            Some(position) => {
+                dispose(self);
+                Err(nested_too_deep(position))
+            }
+            None => Ok(self),
+        }
     }
 }
 
@@ -213,14 +255,19 @@ impl ResponseValue for &Value {
     /// accepts: `Value::clone` recurses, and a hostile depth would overflow the stack.
     fn into_value(self) -> Result<Value, Error> {
         match too_deep(self, 0) {
-            Some(position) => Err(Error::InvalidResponse {
-                url: String::new(),
-                entity: None,
-                position,
-                reason: format!("input nested deeper than {MAX_INPUT_DEPTH} levels"),
-            }),
+            Some(position) => Err(nested_too_deep(position)),
             None => Ok(self.clone()),
         }
+    }
+}
+
+/// The error of an input nested deeper than [`MAX_INPUT_DEPTH`] levels at `position`.
+fn nested_too_deep(position: String) -> Error {
+    Error::InvalidResponse {
+        url: String::new(),
+        entity: None,
+        position,
+        reason: format!("input nested deeper than {MAX_INPUT_DEPTH} levels"),
     }
 }
 
@@ -287,8 +334,8 @@ impl Store {
         check_body(&opts)?;
         let url = key.split_once(' ').map_or(key, |(_, url)| url);
         let value = value.into_value().map_err(|e| e.with_url(url))?;
-        self.write_only::<S>(key, opts, |store, method| {
-            store.normalize::<S>(method, value, &args, opts)
+        self.write_only::<S>(key, &args, opts, |method| {
+            normalize_value::<S>(method, value, &args, opts.body, None)
         })
         .map_err(|e| e.with_url(url))
     }
@@ -334,9 +381,9 @@ impl Store {
         let args = Value::Object(args_map(args)?);
         check_body(&opts)?;
         let url = key.split_once(' ').map_or(key, |(_, url)| url);
-        self.write_only::<S>(key, opts, |store, method| {
+        self.write_only::<S>(key, &args, opts, |method| {
             let syntax = |e| syntax_error(e, None);
-            normalize_bytes_in::<S>(Some(&store.tables), method, bytes, &args, opts, &syntax).0
+            normalize_bytes::<S>(method, bytes, &args, opts.body, &syntax)
         })
         .map_err(|e| e.with_url(url))
     }
@@ -351,10 +398,9 @@ impl Store {
         syntax: &dyn Fn(serde_json::Error) -> Error,
     ) -> Detached {
         let method = key.split_once(' ').map_or("", |(m, _)| m);
-        match normalize_bytes_in::<S>(None, method, bytes, args, opts, syntax) {
-            (_, true) => Detached::NeedsTables,
-            (Ok((result, pending)), false) => Detached::Ready(Normalized { result, pending }),
-            (Err(e), false) => Detached::Failed(e),
+        match normalize_bytes::<S>(method, bytes, args, opts.body, syntax) {
+            Ok(Outcome { result, pending }) => Detached::Ready(Normalized { result, pending }),
+            Err(e) => Detached::Failed(e),
         }
     }
 
@@ -385,7 +431,13 @@ impl Store {
                 (table, pk, slot)
             })
             .collect();
-        join_lists(&mut pending, &self.tables, args, opts.body, opts.policy);
+        settle(
+            &mut pending,
+            Layered::committed(&self.tables),
+            args,
+            opts.body,
+            opts.policy,
+        );
         self.commit_normalized(key, result, pending, opts, layer);
         // What the response wrote, read as the cache now holds it: a field the response
         // omitted shows its cached value, and a newer write that won shows; a page reads as
@@ -394,35 +446,26 @@ impl Store {
         Ok(S::denormalize(&written, &mut ctx).ok().map(Arc::new))
     }
 
-    /// Normalizes a fetched body against the committed tables and commits it: the path of the
-    /// schemas that read the stored tables ([`Detached::NeedsTables`]).
-    pub(crate) fn write_fetched<S: Schema>(
-        &mut self,
-        key: &str,
-        args: &Value,
-        bytes: &[u8],
-        opts: WriteOptions<'_>,
-        layer: Option<u64>,
-        syntax: &dyn Fn(serde_json::Error) -> Error,
-    ) -> Result<Option<Arc<S::Output>>, Error> {
-        self.check_schema::<S>()?;
-        let method = key.split_once(' ').map_or("", |(m, _)| m);
-        let (result, pending) = normalize_bytes_in::<S>(Some(&self.tables), method, bytes, args, opts, syntax).0?;
-        self.commit_fetched::<S>(key, args, Normalized { result, pending }, opts, layer)
-    }
-
     /// Normalizes and commits a response without building what it describes, for the callers
     /// that do not return it (`set_response`, `set_response_bytes`); `normalize` gets the key's
     /// method.
     fn write_only<S: Schema>(
         &mut self,
         key: &str,
+        args: &Value,
         opts: WriteOptions<'_>,
-        normalize: impl FnOnce(&Self, &str) -> Result<(Value, Pending), Error>,
+        normalize: impl FnOnce(&str) -> Result<Outcome, Error>,
     ) -> Result<(), Error> {
         self.check_schema::<S>()?;
         let method = key.split_once(' ').map_or("", |(m, _)| m);
-        let (result, pending) = normalize(self, method)?;
+        let Outcome { result, mut pending } = normalize(method)?;
+        settle(
+            &mut pending,
+            Layered::committed(&self.tables),
+            args,
+            opts.body,
+            opts.policy,
+        );
         self.commit_normalized(key, result, pending, opts, None);
         Ok(())
     }
@@ -438,19 +481,6 @@ impl Store {
         let now = Instant::now();
         self.drop_layer(layer);
         self.commit(key, Some(result), pending, opts.fetched_at, now, now + opts.data_expiry);
-    }
-
-    fn normalize<S: Schema>(
-        &self,
-        method: &str,
-        value: Value,
-        args: &Value,
-        opts: WriteOptions<'_>,
-    ) -> Result<(Value, Pending), Error> {
-        let mut ctx = NormalizeCtx::new(Some(&self.tables), args, opts.body);
-        ctx.policy = opts.policy;
-        let result = normalize_value::<S>(&mut ctx, method, value)?;
-        Ok((result, ctx.pending))
     }
 
     /// Records a failed fetch of `key` (R-FETCH-1 step 7). The stored result is kept.
@@ -628,12 +658,15 @@ fn apply(slot: &mut Slot, record: Record, appended: Option<bool>, meta: EntityMe
     let older = meta.fetched_at < slot.meta.fetched_at;
     let mut changed = false;
     match (record, &mut slot.record) {
-        // The same record again (a refetch of unchanged data): one comparison.
-        (Record::Entity(fields), Record::Entity(stored)) if *stored == fields => {}
-        // Field by field: an older write only adds the fields the record lacks.
-        (Record::Entity(fields), Record::Entity(stored)) => {
-            changed = stored.merge(fields, |old, new| older || old == new);
-        }
+        // Field by field: an older write only adds the fields the row lacks (R-NORM-6/7).
+        (Record::Entity(row), Record::Entity(stored)) => match stored.merge_row(row, older) {
+            MergeOutcome::Merged(merged) => changed = merged,
+            MergeOutcome::Replace(row) if !older => {
+                *stored = row;
+                changed = true;
+            }
+            MergeOutcome::Replace(_) => {}
+        },
         // A push, unshift or page adds the references the stored list lacks, in one hash each
         // (R-COL-4, R-PAGE-3): the list keeps its order, and one that holds them all is skipped,
         // meta included. An older write too merges so, underneath (R-NORM-7): a later-started
@@ -661,24 +694,16 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::schema::{Collection, Entity, Page, Push, RecordReader, Unresolved, Unshift, pk_string};
+    use crate::schema::{Collection, Page, Push, Unshift};
     use crate::tables::Members;
 
-    /// An entity whose records are never read here.
-    #[derive(Clone, Debug, Default)]
-    struct Tag;
-
-    impl Entity for Tag {
-        const KEY: &'static str = "Tag";
-        const COLLECTION_KEY: &'static str = "[Tag]";
-        fn pk(input: &Value) -> Option<String> {
-            pk_string(input.get("name"))
-        }
-        fn read_record(_: &mut RecordReader<'_, '_>) -> Result<Self, Unresolved> {
-            Ok(Tag)
-        }
+    /// An entity whose rows are never read here: every field but its pk is kept as it came.
+    #[derive(Clone, Debug, Default, PartialEq, crate::Entity)]
+    struct Tag {
+        #[entity(pk)]
+        name: String,
+        n: Option<u64>,
     }
-    crate::impl_entity_schema!(Tag);
 
     type Tags = Collection<Vec<Tag>>;
 
@@ -824,7 +849,6 @@ mod tests {
             let syntax = |e| syntax_error(e, None);
             match Store::normalize_fetched::<S>(key, &json!({}), bytes, WriteOptions::new(), &syntax) {
                 Detached::Ready(_) => "ready",
-                Detached::NeedsTables => "needs the tables",
                 Detached::Failed(_) => "refused",
             }
         }

@@ -1,0 +1,250 @@
+//! The input of an entity's row: a `Deserializer` that lets serde's derived row read a JSON
+//! object and nothing else, and tells where in it a value failed.
+//!
+//! serde's derive fills a struct from a map or, positionally, from a sequence; at an entity's
+//! place a response must hold an object (R-NORM-4), so any other kind is refused here, as an
+//! `InvalidResponse` naming the entity, before the row sees it. The keys the row reads pass
+//! through one buffer per object, so a value that fails to deserialize (a field of the wrong
+//! type) is reported at its own JSON Pointer, the field's.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+
+use crate::normalize::{invalid, note_failure_at};
+
+/// `de`, giving the row's visitor only an object.
+pub(crate) struct ObjectInput<D> {
+    de: D,
+    /// The entity whose row this is; `None` for an object schema's.
+    entity: Option<&'static str>,
+}
+
+impl<D> ObjectInput<D> {
+    /// The input of entity `entity`'s row.
+    pub(crate) fn entity(de: D, entity: &'static str) -> Self {
+        ObjectInput {
+            de,
+            entity: Some(entity),
+        }
+    }
+
+    /// The input of an object schema's row.
+    pub(crate) fn object(de: D) -> Self {
+        ObjectInput { de, entity: None }
+    }
+}
+
+/// The row's visitor, given an object and refusing every other kind.
+struct OnlyObjects<V> {
+    visitor: V,
+    entity: Option<&'static str>,
+}
+
+impl<V> OnlyObjects<V> {
+    fn refuse<E: de::Error>(&self, found: &str) -> E {
+        match self.entity {
+            Some(entity) => invalid(
+                Some(entity),
+                format!("expected an object for entity {entity}, found {found}"),
+            ),
+            None => invalid(None, format!("expected an object, found {found}")),
+        }
+    }
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for OnlyObjects<V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.visitor.expecting(f)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.visitor.visit_map(Keyed {
+            map,
+            key: String::new(),
+        })
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<V::Value, A::Error> {
+        Err(self.refuse("an array"))
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<V::Value, E> {
+        Err(self.refuse("a boolean"))
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<V::Value, E> {
+        Err(self.refuse("a number"))
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<V::Value, E> {
+        Err(self.refuse("a number"))
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<V::Value, E> {
+        Err(self.refuse("a number"))
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<V::Value, E> {
+        Err(self.refuse("a string"))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+        Err(self.refuse("null"))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+        Err(self.refuse("null"))
+    }
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for ObjectInput<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        let entity = self.entity;
+        self.de.deserialize_any(OnlyObjects { visitor, entity })
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        let entity = self.entity;
+        self.de.deserialize_any(OnlyObjects { visitor, entity })
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        let entity = self.entity;
+        self.de.deserialize_any(OnlyObjects { visitor, entity })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct enum identifier ignored_any
+    }
+}
+
+/// An object's entries, each key kept (in one buffer) until the next, to name where its value
+/// failed.
+struct Keyed<A> {
+    map: A,
+    key: String,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Keyed<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        self.key.clear();
+        self.map.next_key_seed(KeySeed {
+            seed,
+            key: &mut self.key,
+        })
+    }
+
+    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, A::Error> {
+        let value = self.map.next_value_seed(seed);
+        if value.is_err() {
+            note_failure_at(&self.key);
+        }
+        value
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.map.size_hint()
+    }
+}
+
+/// A key's seed, keeping the key's text.
+struct KeySeed<'k, K> {
+    seed: K,
+    key: &'k mut String,
+}
+
+impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
+    type Value = K::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<K::Value, D::Error> {
+        self.seed.deserialize(KeyDe { de, key: self.key })
+    }
+}
+
+/// A key's deserializer, keeping the text its visitor is given.
+struct KeyDe<'k, D> {
+    de: D,
+    key: &'k mut String,
+}
+
+/// A key's visitor, keeping the text it is given.
+struct KeyVisitor<'k, V> {
+    visitor: V,
+    key: &'k mut String,
+}
+
+macro_rules! forward_keyed {
+    ($($method:ident($($arg:ident: $ty:ty),*)),* $(,)?) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
+                self.de.$method($($arg,)* KeyVisitor { visitor, key: self.key })
+            }
+        )*
+    };
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, D> {
+    type Error = D::Error;
+
+    forward_keyed! {
+        deserialize_any(), deserialize_bool(), deserialize_i8(), deserialize_i16(), deserialize_i32(),
+        deserialize_i64(), deserialize_i128(), deserialize_u8(), deserialize_u16(), deserialize_u32(),
+        deserialize_u64(), deserialize_u128(), deserialize_f32(), deserialize_f64(), deserialize_char(),
+        deserialize_str(), deserialize_string(), deserialize_bytes(), deserialize_byte_buf(),
+        deserialize_option(), deserialize_unit(), deserialize_unit_struct(name: &'static str),
+        deserialize_newtype_struct(name: &'static str), deserialize_seq(), deserialize_tuple(len: usize),
+        deserialize_tuple_struct(name: &'static str, len: usize), deserialize_map(),
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]),
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]),
+        deserialize_identifier(), deserialize_ignored_any(),
+    }
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.visitor.expecting(f)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
+        self.key.push_str(v);
+        self.visitor.visit_str(v)
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
+        self.key.push_str(v);
+        self.visitor.visit_borrowed_str(v)
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
+        self.key.push_str(&v);
+        self.visitor.visit_string(v)
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<V::Value, E> {
+        self.visitor.visit_bytes(v)
+    }
+
+    fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<V::Value, E> {
+        self.visitor.visit_borrowed_bytes(v)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
+        self.visitor.visit_u64(v)
+    }
+}

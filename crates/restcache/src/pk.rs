@@ -1,0 +1,190 @@
+//! The primary-key rule (R-NORM-3) over a typed pk field: what serde writes for the field's
+//! value, as its string form, without building a `Value`.
+
+use std::fmt::Display;
+
+use serde::Serialize;
+use serde::ser::{self, Impossible, Serializer};
+
+/// The pk a typed field value yields (R-NORM-3): a non-empty string, or a number written as
+/// serde_json writes it; `None` for anything else (a boolean, `None`, a list, an object).
+///
+/// ```
+/// use restcache::schema::pk_of;
+/// assert_eq!(pk_of(&5u64).as_deref(), Some("5"));
+/// assert_eq!(pk_of(&"a".to_owned()).as_deref(), Some("a"));
+/// assert_eq!(pk_of(&Some(-2i32)).as_deref(), Some("-2"));
+/// assert_eq!(pk_of(&""), None);
+/// assert_eq!(pk_of(&true), None);
+/// ```
+pub fn pk_of<T: Serialize + ?Sized>(value: &T) -> Option<String> {
+    value.serialize(PkText).ok().flatten()
+}
+
+/// Serializes a scalar into its pk text; anything else is no pk.
+struct PkText;
+
+/// Not a pk: the value is a list, an object or another compound value.
+#[derive(Debug)]
+struct NotScalar;
+
+impl Display for NotScalar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not a scalar")
+    }
+}
+
+impl std::error::Error for NotScalar {}
+
+impl ser::Error for NotScalar {
+    fn custom<T: Display>(_: T) -> Self {
+        NotScalar
+    }
+}
+
+type Text = Result<Option<String>, NotScalar>;
+
+fn number(n: impl Into<serde_json::Number>) -> Text {
+    Ok(Some(crate::normalize::number_string(&n.into())))
+}
+
+impl Serializer for PkText {
+    type Ok = Option<String>;
+    type Error = NotScalar;
+    type SerializeSeq = Impossible<Self::Ok, NotScalar>;
+    type SerializeTuple = Impossible<Self::Ok, NotScalar>;
+    type SerializeTupleStruct = Impossible<Self::Ok, NotScalar>;
+    type SerializeTupleVariant = Impossible<Self::Ok, NotScalar>;
+    type SerializeMap = Impossible<Self::Ok, NotScalar>;
+    type SerializeStruct = Impossible<Self::Ok, NotScalar>;
+    type SerializeStructVariant = Impossible<Self::Ok, NotScalar>;
+
+    fn serialize_bool(self, _: bool) -> Text {
+        Ok(None)
+    }
+    fn serialize_i8(self, v: i8) -> Text {
+        number(v)
+    }
+    fn serialize_i16(self, v: i16) -> Text {
+        number(v)
+    }
+    fn serialize_i32(self, v: i32) -> Text {
+        number(v)
+    }
+    fn serialize_i64(self, v: i64) -> Text {
+        number(v)
+    }
+    fn serialize_u8(self, v: u8) -> Text {
+        number(v)
+    }
+    fn serialize_u16(self, v: u16) -> Text {
+        number(v)
+    }
+    fn serialize_u32(self, v: u32) -> Text {
+        number(v)
+    }
+    fn serialize_u64(self, v: u64) -> Text {
+        number(v)
+    }
+    fn serialize_f32(self, v: f32) -> Text {
+        self.serialize_f64(f64::from(v))
+    }
+    fn serialize_f64(self, v: f64) -> Text {
+        Ok(serde_json::Number::from_f64(v).map(|n| crate::normalize::number_string(&n)))
+    }
+    fn serialize_char(self, v: char) -> Text {
+        Ok(Some(v.to_string()))
+    }
+    fn serialize_str(self, v: &str) -> Text {
+        Ok((!v.is_empty()).then(|| v.to_owned()))
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Text {
+        Err(NotScalar)
+    }
+    fn serialize_none(self) -> Text {
+        Ok(None)
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Text {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Text {
+        Ok(None)
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Text {
+        Ok(None)
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Text {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Text {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> Text {
+        Err(NotScalar)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotScalar> {
+        Err(NotScalar)
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, NotScalar> {
+        Err(NotScalar)
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, NotScalar> {
+        Err(NotScalar)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, NotScalar> {
+        Err(NotScalar)
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, NotScalar> {
+        Err(NotScalar)
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, NotScalar> {
+        Err(NotScalar)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, NotScalar> {
+        Err(NotScalar)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::pk_of;
+    use crate::normalize::pk_string;
+
+    /// R-NORM-3: a typed pk yields the pk its JSON value would: the same text for strings and
+    /// numbers, none for empty strings, booleans and compound values.
+    #[test]
+    fn r_norm_3_a_typed_pk_yields_the_pk_of_its_json() {
+        for text in [
+            "5",
+            "-1",
+            "0",
+            "\"a\"",
+            "\"\"",
+            "true",
+            "null",
+            "1.5",
+            "[1]",
+            "{\"a\":1}",
+        ] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(pk_of(&v), pk_string(Some(&v)), "{text}");
+        }
+        assert_eq!(pk_of(&7u8).as_deref(), Some("7"));
+        assert_eq!(pk_of(&i64::MIN).as_deref(), Some("-9223372036854775808"));
+        assert_eq!(pk_of(&Option::<u32>::None), None);
+    }
+}

@@ -1,0 +1,203 @@
+//! Entity rows: the stored form of one entity (R-STORE-1), a typed value that serde fills.
+//!
+//! `#[derive(Entity)]` emits a companion type for each entity, deserialized by serde itself with
+//! the field's own serde attributes: every field optional (a response may carry only some of
+//! them), nested schemas as their references. A table keeps each row boxed as a [`Row`], so one
+//! table type holds every entity type; reads downcast it back to the entity's row type.
+
+use std::any::Any;
+use std::fmt::Debug;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// The fields of a row (an entity's or an object schema's) as JSON, and the slots of its nested
+/// fields.
+pub trait RowData {
+    /// The row as a JSON object: each field it holds under its JSON name.
+    fn to_json(&self) -> Map<String, Value>;
+
+    /// The stored reference of the nested field `name`, for a nested schema whose writes wait
+    /// until the row is complete because they read it (a nested collection's key).
+    fn nested_mut(&mut self, name: &str) -> Option<&mut Option<Value>> {
+        let _ = name;
+        None
+    }
+}
+
+/// The stored form of one entity's fields: what [`Entity::Row`](crate::schema::Entity::Row) is.
+///
+/// `#[derive(Entity)]` writes one for each entity. A hand-written entity can use [`JsonRow`], a
+/// JSON object.
+///
+/// ```
+/// use restcache::schema::{EntityRow, JsonRow, RowData};
+/// use serde_json::json;
+///
+/// let mut stored: JsonRow = serde_json::from_value(json!({ "id": 1, "title": "a" })).unwrap();
+/// let newer: JsonRow = serde_json::from_value(json!({ "id": 1, "done": true })).unwrap();
+/// assert!(stored.merge(newer, false));
+/// assert_eq!(stored.to_json(), *json!({ "id": 1, "title": "a", "done": true }).as_object().unwrap());
+/// ```
+pub trait EntityRow: RowData + Clone + PartialEq + Debug + Send + Sync + 'static {
+    /// Writes `newer`'s fields over these: each field `newer` holds replaces this row's
+    /// (R-NORM-6), and the rest stay. With `older` (`newer` comes from a request that started
+    /// before the one that wrote this row, R-NORM-7), `newer` only fills the fields this row
+    /// lacks. Returns whether any field changed.
+    fn merge(&mut self, newer: Self, older: bool) -> bool;
+}
+
+/// What an entity's plain field must be, to be stored in a row: compared with the stored value
+/// (a version changes only when the row does, R-NORM-9), cloned into what reads return, and
+/// written back as JSON (snapshots, pk functions). Every type that is all three is one.
+#[diagnostic::on_unimplemented(
+    message = "the entity field type `{Self}` must implement `PartialEq`, `Clone` and `serde::Serialize`",
+    note = "restcache compares a field with the stored one, clones it into reads and writes it back as JSON"
+)]
+pub trait FieldValue: PartialEq + Clone + serde::Serialize {}
+
+impl<T: PartialEq + Clone + serde::Serialize> FieldValue for T {}
+
+/// Whether two stored values of a field are the same, for a row's `PartialEq`.
+pub fn same_field<T: FieldValue>(a: &Option<T>, b: &Option<T>) -> bool {
+    a == b
+}
+
+/// A copy of a stored field value, for a row's `Clone` and for reads.
+pub fn clone_field<T: FieldValue>(value: &T) -> T {
+    value.clone()
+}
+
+/// `*stored = newer` field by field, for [`EntityRow::merge`]: `newer` replaces what is stored
+/// when it holds a value (only fills an empty field when `older`). Returns whether it changed.
+///
+/// ```
+/// use restcache::schema::merge_field;
+/// let mut stored = Some(1);
+/// assert!(!merge_field(&mut stored, None, false));
+/// assert!(merge_field(&mut stored, Some(2), false));
+/// assert!(!merge_field(&mut stored, Some(3), true));
+/// assert_eq!(stored, Some(2));
+/// ```
+pub fn merge_field<T: FieldValue>(stored: &mut Option<T>, newer: Option<T>, older: bool) -> bool {
+    match (stored.as_ref(), newer) {
+        (_, None) => false,
+        (Some(_), Some(_)) if older => false,
+        (Some(s), Some(n)) if *s == n => false,
+        (_, newer) => {
+            *stored = newer;
+            true
+        }
+    }
+}
+
+/// A row that is a JSON object, merged key by key: for hand-written entities.
+///
+/// ```
+/// use restcache::schema::JsonRow;
+/// let row: JsonRow = serde_json::from_str(r#"{"name": "rust"}"#).unwrap();
+/// assert_eq!(row.get::<String>("name").as_deref(), Some("rust"));
+/// assert_eq!(row.get::<u32>("uses"), None);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(transparent, expecting = "an object")]
+pub struct JsonRow(pub Map<String, Value>);
+
+impl JsonRow {
+    /// The field `name` as a `T`; `None` when the row lacks it or it is not a `T`.
+    pub fn get<T: serde::de::DeserializeOwned>(&self, name: &str) -> Option<T> {
+        self.0.get(name).and_then(|v| T::deserialize(v).ok())
+    }
+}
+
+impl EntityRow for JsonRow {
+    fn merge(&mut self, newer: Self, older: bool) -> bool {
+        let mut changed = false;
+        for (k, v) in newer.0 {
+            match self.0.get_mut(&k) {
+                Some(_) if older => {}
+                Some(stored) if *stored == v => {}
+                Some(stored) => {
+                    *stored = v;
+                    changed = true;
+                }
+                None => {
+                    self.0.insert(k, v);
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+}
+
+impl RowData for JsonRow {
+    fn to_json(&self) -> Map<String, Value> {
+        self.0.clone()
+    }
+}
+
+/// A row of any entity type, as a table holds it.
+pub(crate) trait Row: Any + Debug + Send + Sync {
+    /// [`EntityRow::merge`] of a row of the same type (a row of another type replaces it).
+    fn merge_row(&mut self, newer: Box<dyn Row>, older: bool) -> MergeOutcome;
+    fn eq_row(&self, other: &dyn Row) -> bool;
+    fn clone_row(&self) -> Box<dyn Row>;
+    fn json(&self) -> Map<String, Value>;
+    fn as_any(&self) -> &dyn Any;
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}
+
+/// What [`Row::merge_row`] did.
+pub(crate) enum MergeOutcome {
+    /// Merged; whether anything changed.
+    Merged(bool),
+    /// `newer` is a row of another type: the caller replaces the stored row with it.
+    Replace(Box<dyn Row>),
+}
+
+impl<R: EntityRow> Row for R {
+    fn merge_row(&mut self, newer: Box<dyn Row>, older: bool) -> MergeOutcome {
+        // A table holds one entity type (the registry refuses two types with one key), so
+        // `newer` is an `R`; a row of another type replaces this one all the same.
+        if !newer.as_any().is::<R>() {
+            return MergeOutcome::Replace(newer);
+        }
+        match newer.into_any().downcast::<R>() {
+            Ok(newer) => MergeOutcome::Merged(self.merge(*newer, older)),
+            Err(_) => MergeOutcome::Merged(false),
+        }
+    }
+
+    fn eq_row(&self, other: &dyn Row) -> bool {
+        other.as_any().downcast_ref::<R>().is_some_and(|o| o == self)
+    }
+
+    fn clone_row(&self) -> Box<dyn Row> {
+        Box::new(self.clone())
+    }
+
+    fn json(&self) -> Map<String, Value> {
+        self.to_json()
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+impl Clone for Box<dyn Row> {
+    fn clone(&self) -> Self {
+        self.clone_row()
+    }
+}
+
+impl PartialEq for Box<dyn Row> {
+    fn eq(&self, other: &Self) -> bool {
+        self.eq_row(other.as_ref())
+    }
+}
