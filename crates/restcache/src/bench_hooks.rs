@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
 use crate::rest::Optimistic;
 use crate::rt::Instant;
 use crate::schema::Schema;
+use crate::schema::denormalize::DenormalizeCtx;
 use crate::store::{DEFAULT_ERROR_EXPIRY, Detached, Layer, LayerSpec, Store, WriteOptions, args_map, syntax_error};
 
 /// Reads `key` without the memo: every call builds the output anew. `None` when the args do not

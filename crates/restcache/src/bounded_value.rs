@@ -14,7 +14,7 @@ use serde::ser::{self, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::Error;
-use crate::normalize::{MAX_INPUT_DEPTH, dispose};
+use crate::json::{MAX_INPUT_DEPTH, dispose};
 
 /// Why a value could not become a [`Value`].
 #[derive(Debug)]
@@ -420,7 +420,7 @@ mod tests {
 
     use super::{Refused, body_bytes, to_value};
     use crate::error::Error;
-    use crate::normalize::MAX_INPUT_DEPTH;
+    use crate::json::MAX_INPUT_DEPTH;
 
     /// `levels` arrays, one inside the other, around `0`.
     fn nested(levels: usize) -> Value {

@@ -74,10 +74,8 @@ extern crate self as restcache;
 pub mod bench_hooks;
 mod bounded_value;
 pub mod controller;
-mod denormalize;
 mod error;
-mod normalize;
-mod object_input;
+mod json;
 mod pk;
 pub mod rest;
 mod rows;
@@ -129,11 +127,11 @@ pub mod __private {
     pub use serde_json::{Map, Value, json};
     pub use std::sync::OnceLock;
 
-    pub use crate::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
     pub use crate::error::Error;
-    pub use crate::normalize::nested;
     pub use crate::pk::pk_of;
     pub use crate::rows::{EntityRow, FieldValue, RowData, clone_field, merge_field, same_field};
+    pub use crate::schema::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
+    pub use crate::schema::normalize::nested;
     pub use crate::schema::{
         Entity, EntityField, EntitySchema, ObjectReader, ParentUse, Registry, Schema, SchemaKind, Union,
         normalize_object, read_object,
@@ -141,12 +139,12 @@ pub mod __private {
 
     /// `#[entity(pk)]`: the pk of an object by one field.
     pub fn pk_field(input: &Value, field: &str) -> Option<String> {
-        crate::normalize::pk_string(input.get(field))
+        crate::pk::pk_string(input.get(field))
     }
 
     /// Normalizes an entity (a union variant) from `de`; returns its pk.
     pub fn normalize_entity<'de, E: Entity, D: serde::Deserializer<'de>>(de: D) -> Result<String, D::Error> {
-        crate::normalize::normalize_entity::<E, D>(de)
+        crate::schema::entity_normalize::<E, D>(de)
     }
 
     /// Reads an entity by pk (a union variant).

@@ -1,10 +1,53 @@
-//! The primary-key rule (R-NORM-3) over a typed pk field: what serde writes for the field's
-//! value, as its string form, without building a `Value`.
+//! The primary-key rule (R-NORM-3): the string form of a JSON scalar, and of a typed pk field
+//! (what serde writes for the field's value, without building a `Value`).
 
+use std::borrow::Cow;
 use std::fmt::Display;
 
 use serde::Serialize;
 use serde::ser::{self, Impossible, Serializer};
+use serde_json::Value;
+
+/// The *string form* of a scalar (docs/behaviour.md): strings as-is, numbers as serde_json
+/// writes them, `true`/`false`. `null`, arrays and objects have none.
+pub fn string_form(v: &Value) -> Option<Cow<'_, str>> {
+    match v {
+        Value::String(s) => Some(Cow::Borrowed(s)),
+        Value::Number(n) => Some(Cow::Owned(number_string(n))),
+        Value::Bool(b) => Some(Cow::Borrowed(if *b { "true" } else { "false" })),
+        _ => None,
+    }
+}
+
+/// The primary key a field value yields (R-NORM-3): a non-empty string, or a number's string
+/// form. Anything else — missing, `null`, `""`, a boolean, an array or an object — is no pk.
+///
+/// ```
+/// use restcache::schema::pk_string;
+/// use serde_json::json;
+/// assert_eq!(pk_string(Some(&json!(5))).as_deref(), Some("5"));
+/// assert_eq!(pk_string(Some(&json!(""))), None);
+/// assert_eq!(pk_string(Some(&json!(true))), None);
+/// ```
+pub fn pk_string(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Number(n) => Some(number_string(n)),
+        _ => None,
+    }
+}
+
+/// `n.to_string()`, with integers written by `itoa` instead of the formatting machinery.
+/// Negative zero and non-integers take the general path, so the text is always serde_json's.
+pub(crate) fn number_string(n: &serde_json::Number) -> String {
+    if let Some(u) = n.as_u64() {
+        itoa::Buffer::new().format(u).to_owned()
+    } else if let Some(i) = n.as_i64().filter(|i| *i < 0) {
+        itoa::Buffer::new().format(i).to_owned()
+    } else {
+        n.to_string()
+    }
+}
 
 /// The pk a typed field value yields (R-NORM-3): a non-empty string, or a number written as
 /// serde_json writes it; `None` for anything else (a boolean, `None`, a list, an object).
@@ -45,7 +88,7 @@ impl ser::Error for NotScalar {
 type Text = Result<Option<String>, NotScalar>;
 
 fn number(n: impl Into<serde_json::Number>) -> Text {
-    Ok(Some(crate::normalize::number_string(&n.into())))
+    Ok(Some(number_string(&n.into())))
 }
 
 impl Serializer for PkText {
@@ -90,7 +133,7 @@ impl Serializer for PkText {
         self.serialize_f64(f64::from(v))
     }
     fn serialize_f64(self, v: f64) -> Text {
-        Ok(serde_json::Number::from_f64(v).map(|n| crate::normalize::number_string(&n)))
+        Ok(serde_json::Number::from_f64(v).map(|n| number_string(&n)))
     }
     fn serialize_char(self, v: char) -> Text {
         Ok(Some(v.to_string()))
@@ -161,8 +204,35 @@ impl Serializer for PkText {
 mod tests {
     use serde_json::Value;
 
-    use super::pk_of;
-    use crate::normalize::pk_string;
+    use super::{number_string, pk_of, pk_string};
+
+    /// A number's string form is exactly what serde_json writes for it.
+    #[test]
+    fn r_norm_3_a_number_pk_is_written_as_serde_json_writes_it() {
+        let numbers = [
+            "0",
+            "7",
+            "-1",
+            "-0",
+            "-0.0",
+            "1.5",
+            "1e3",
+            "1e300",
+            "-2.5e-7",
+            "18446744073709551615",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "123456789012345678901234567890",
+        ];
+        for text in numbers {
+            let v: Value = serde_json::from_str(text).unwrap();
+            let Value::Number(n) = &v else {
+                panic!("{text} is a number")
+            };
+            assert_eq!(number_string(n), n.to_string(), "{text}");
+            assert_eq!(pk_string(Some(&v)).as_deref(), Some(n.to_string().as_str()), "{text}");
+        }
+    }
 
     /// R-NORM-3: a typed pk yields the pk its JSON value would: the same text for strings and
     /// numbers, none for empty strings, booleans and compound values.

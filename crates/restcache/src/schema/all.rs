@@ -6,7 +6,7 @@ use std::ops::Deref;
 use serde_json::Value;
 
 use super::{EntitySchema, Registry, Schema};
-use crate::denormalize::{DenormalizeCtx, Unresolved};
+use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 
 /// Every valid cached entity of `T` (an entity or a union), in first-insertion order, including
 /// entities written by other endpoints. As a field of an object schema it holds the list.
@@ -78,7 +78,7 @@ impl<T: EntitySchema> Schema for All<T> {
     /// Writes every element; the stored result is the list of unmatched inputs kept by a
     /// union's `other` variant (R-ALL-1).
     fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
-        let Value::Array(refs) = crate::normalize::list::<T, D>(de)? else {
+        let Value::Array(refs) = crate::schema::normalize::list::<T, D>(de)? else {
             return Ok(Value::Array(Vec::new()));
         };
         Ok(Value::Array(refs.into_iter().filter(Value::is_object).collect()))

@@ -11,9 +11,11 @@ use std::ops::{Deref, DerefMut};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use super::normalize::{CollectionMode, Pending, Seg, invalid, list, refuse_other_kinds, with};
 use super::{EntityField, EntitySchema, Registry, Schema};
-use crate::denormalize::{DenormalizeCtx, Unresolved};
-use crate::normalize::{CollectionMode, Pending, Seg, as_map, invalid, list, refuse_other_kinds, string_form, with};
+use crate::json::as_map;
+use crate::pk::string_form;
+use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 use crate::tables::{Members, Record, Slot, Tables};
 
 /// Decides which lists a created entity joins, and how nested collections are keyed.
@@ -266,7 +268,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
     }
 
     fn query<'s>(ctx: &mut DenormalizeCtx<'s>) -> Option<Result<Vec<T>, Unresolved>> {
-        let pk = collection_pk(crate::normalize::as_map(ctx.args()));
+        let pk = collection_pk(as_map(ctx.args()));
         let (_, _, slot) = ctx.slot(T::collection_key(), &pk)?;
         Some(read_items(slot, ctx))
     }

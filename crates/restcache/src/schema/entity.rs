@@ -2,13 +2,16 @@
 
 use std::any::{TypeId, type_name};
 
-use serde::Deserializer;
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
+use super::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
+use super::normalize::{Normalizing, enter_entity, fail, finish_object, invalid, leave_entity, with};
+use super::object_input::ObjectInput;
 use super::{Registry, Schema};
-use crate::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
 use crate::error::Error;
-use crate::normalize::{Normalizing, kind, normalize_entity, string_form};
+use crate::json::kind;
+use crate::pk::string_form;
 use crate::rows::EntityRow;
 use crate::tables::Record;
 
@@ -79,6 +82,31 @@ pub trait Entity: Default + Clone + Send + Sync + 'static {
     }
 }
 
+/// Normalizes one entity from `de`: its row (filled by serde, nested schemas normalized on the
+/// way), then its pk (R-NORM-3; a `Values` key stands in for a missing one), then its pending
+/// write. Returns its pk.
+pub(crate) fn normalize_entity<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<String, D::Error> {
+    let fallback = enter_entity().map_err(fail)?;
+    let mut row = match E::Row::deserialize(ObjectInput::entity(de, E::KEY)) {
+        Ok(row) => row,
+        Err(e) => {
+            leave_entity(Some(E::KEY));
+            return Err(e);
+        }
+    };
+    let finished = finish_object(&mut row);
+    leave_entity(None);
+    finished.map_err(fail)?;
+    let pk = E::row_pk(&row)
+        .filter(|pk| !pk.is_empty())
+        // A `Values` map key stands in for a missing pk, but an empty key is no pk either (R-NORM-3).
+        .or(fallback.filter(|k| !k.is_empty()));
+    let Some(pk) = pk else {
+        return Err(invalid(Some(E::KEY), "missing or empty primary key"));
+    };
+    with(|n| n.pending.entity(E::KEY, pk.clone(), Box::new(row)));
+    Ok(pk)
+}
 /// The `Schema` methods of an entity, which `#[derive(Entity)]` (or
 /// [`impl_entity_schema!`](crate::impl_entity_schema)) delegates to.
 #[doc(hidden)]
@@ -126,9 +154,9 @@ pub mod entity_impl {
 
     pub fn invalidate<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<String, D::Error> {
         let input: Value = serde::Deserialize::deserialize(de)?;
-        let pk =
-            crate::normalize::with(|n| invalidated_pk(&input, n, E::KEY, E::pk)).map_err(crate::normalize::fail)?;
-        crate::normalize::with(|n| n.pending.invalid(E::KEY, pk.clone()));
+        let pk = crate::schema::normalize::with(|n| invalidated_pk(&input, n, E::KEY, E::pk))
+            .map_err(crate::schema::normalize::fail)?;
+        crate::schema::normalize::with(|n| n.pending.invalid(E::KEY, pk.clone()));
         Ok(pk)
     }
 }

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use serde_json::Value;
 
 use super::{EntitySchema, Registry, Schema, SchemaKind};
-use crate::denormalize::{DenormalizeCtx, Unresolved};
+use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 
 /// Marks the entity the response names INVALID: it vanishes from every list, `Option` fields
 /// holding it become `None`, and reads that require it refetch. Reads return the pk.

@@ -15,9 +15,12 @@
 
 mod all;
 mod collection;
+pub(crate) mod denormalize;
 mod entity;
 mod invalidate;
+pub(crate) mod normalize;
 mod object;
+mod object_input;
 mod registry;
 mod union;
 mod values;
@@ -35,15 +38,16 @@ pub use self::collection::{
     Collection, CollectionInfo, CollectionPolicy, DefaultCollectionPolicy, ListSchema, Page, Push, Unshift,
     collection_pk,
 };
+pub(crate) use self::entity::normalize_entity as entity_normalize;
 pub use self::entity::{Entity, EntitySchema, entity_impl};
 pub use self::invalidate::Invalidate;
 pub use self::registry::Registry;
 pub use self::union::Union;
 pub use self::values::Values;
-pub use crate::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
-pub use crate::normalize::{pk_string, string_form};
 pub use crate::pk::pk_of;
+pub use crate::pk::{pk_string, string_form};
 pub use crate::rows::{EntityRow, FieldValue, JsonRow, RowData, clone_field, merge_field, same_field};
+pub use crate::schema::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
 
 pub(crate) use self::collection::{Join, join_lists};
 pub use self::object::{ObjectReader, normalize_object, read_object};
@@ -172,7 +176,7 @@ impl<S: Schema> Schema for Vec<S> {
     const PARENT: ParentUse = S::PARENT;
 
     fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
-        crate::normalize::list::<S, D>(de)
+        crate::schema::normalize::list::<S, D>(de)
     }
 
     fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
@@ -200,7 +204,7 @@ impl<S: Schema> Schema for Option<S> {
     const PARENT: ParentUse = S::PARENT;
 
     fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
-        serde::de::DeserializeSeed::deserialize(crate::normalize::OptionSeed::<S>(std::marker::PhantomData), de)
+        serde::de::DeserializeSeed::deserialize(crate::schema::normalize::OptionSeed::<S>(std::marker::PhantomData), de)
     }
 
     fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {

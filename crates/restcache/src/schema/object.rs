@@ -7,9 +7,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::Schema;
-use crate::denormalize::{DenormalizeCtx, Unresolved};
-use crate::normalize::{fail, finish_object, with};
 use crate::rows::RowData;
+use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
+use crate::schema::normalize::{fail, finish_object, with};
 
 /// `Schema::normalize` of an object schema whose row type (the derive's companion) is `R`: the
 /// row filled by serde, nested schemas normalized on the way, as a JSON object.
@@ -20,7 +20,7 @@ pub fn normalize_object<'de, R: RowData + DeserializeOwned, D: Deserializer<'de>
         n.check_depth()
     })
     .map_err(fail)?;
-    let mut row = R::deserialize(crate::object_input::ObjectInput::object(de))?;
+    let mut row = R::deserialize(crate::schema::object_input::ObjectInput::object(de))?;
     finish_object(&mut row).map_err(fail)?;
     Ok(Value::Object(row.to_json()))
 }

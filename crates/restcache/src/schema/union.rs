@@ -9,8 +9,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, IntoDeserialize
 use serde_json::{Map, Value};
 
 use super::entity::invalidated_pk;
-use crate::denormalize::{DenormalizeCtx, Unresolved};
-use crate::normalize::{fail, invalid, string_form, take_error, with};
+use super::normalize::{fail, invalid, take_error, with};
+use crate::pk::string_form;
+use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 use crate::tables::Record;
 
 /// An enum whose variants each wrap one [`Entity`](super::Entity), chosen per input by an
@@ -113,7 +114,7 @@ pub fn normalize<'de, U: Union, D: Deserializer<'de>>(de: D) -> Result<Value, D:
         None => {
             let value = Value::deserialize(de)?;
             if !value.is_object() {
-                let found = crate::normalize::kind(&value);
+                let found = crate::json::kind(&value);
                 return Err(invalid(
                     Some(U::NAME),
                     format!("expected an object for {}, found {found}", U::NAME),
@@ -329,7 +330,10 @@ pub fn invalidate<'de, U: Union, D: Deserializer<'de>>(de: D) -> Result<String, 
     with(|ctx| invalidate_value::<U>(&input, ctx)).map_err(fail)
 }
 
-fn invalidate_value<U: Union>(input: &Value, ctx: &mut crate::normalize::Normalizing) -> Result<String, crate::Error> {
+fn invalidate_value<U: Union>(
+    input: &Value,
+    ctx: &mut crate::schema::normalize::Normalizing,
+) -> Result<String, crate::Error> {
     let selected = if input.is_object() {
         U::select(input, ctx.parent.as_ref(), ctx.parent_key)
     } else {

@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 use super::{EntityField, Registry, Schema};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
-use crate::denormalize::{DenormalizeCtx, Unresolved};
-use crate::normalize::{OptionSeed, Seg, fail, refuse_other_kinds, with, wrong_kind};
+use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
+use crate::schema::normalize::{OptionSeed, Seg, fail, refuse_other_kinds, with, wrong_kind};
 
 /// A JSON object whose values each follow `S`; an entity value without a pk takes its map key.
 ///

@@ -14,9 +14,10 @@ use serde_json::Value;
 
 use super::write::{apply_layered, normalize_value, settle};
 use super::{DEFAULT_DATA_EXPIRY, KeyMap, Store, StoredResult, get_hashed};
-use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
-use crate::normalize::{Pending, as_map};
+use crate::json::as_map;
+use crate::schema::denormalize::DenormalizeCtx;
+use crate::schema::normalize::Pending;
 use crate::schema::{CollectionPolicy, Schema};
 use crate::tables::{EntityMeta, Layered, Tables};
 

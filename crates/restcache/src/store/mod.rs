@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 
 use crate::bounded_value::{self, Refused};
 use crate::error::Error;
-use crate::normalize::MAX_INPUT_DEPTH;
+use crate::json::MAX_INPUT_DEPTH;
 use crate::schema::{CollectionPolicy, Schema};
 use crate::tables::{PkHasher, Record, Tables};
 
@@ -266,10 +266,7 @@ pub(crate) fn args_value(args: &impl Serialize) -> Result<Value, Error> {
     match bounded_value::to_value(args) {
         Ok(v @ (Value::Object(_) | Value::Null)) => Ok(v),
         Ok(other) => Err(Error::InvalidArgs {
-            reason: format!(
-                "args must serialize to an object, not {}",
-                crate::normalize::kind(&other)
-            ),
+            reason: format!("args must serialize to an object, not {}", crate::json::kind(&other)),
         }),
         Err(Refused::TooDeep) => Err(Error::InvalidArgs {
             reason: format!("args nest deeper than the limit of {MAX_INPUT_DEPTH} levels"),

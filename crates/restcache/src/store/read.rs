@@ -14,8 +14,8 @@ use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
 use parking_lot::MutexGuard;
 
 use super::{Cached, ExpiryStatus, KeyMap, Store, args_value, get_hashed, key_hash};
-use crate::denormalize::{DenormalizeCtx, Deps};
 use crate::error::Error;
+use crate::schema::denormalize::{DenormalizeCtx, Deps};
 use crate::schema::{Registry, Schema};
 use crate::tables::Stamp;
 

@@ -10,10 +10,11 @@ use serde_json::{Map, Value};
 
 use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
 use crate::bounded_value::Refused;
-use crate::denormalize::DenormalizeCtx;
 use crate::error::Error;
-use crate::normalize::{MAX_INPUT_DEPTH, Outcome, Pending, PendingTable, appended_at, as_map, dispose, run};
+use crate::json::{MAX_INPUT_DEPTH, as_map, dispose};
 use crate::rows::MergeOutcome;
+use crate::schema::denormalize::DenormalizeCtx;
+use crate::schema::normalize::{Outcome, Pending, PendingTable, appended_at, run};
 use crate::schema::{CollectionPolicy, Schema, SchemaKind, join_lists};
 use crate::tables::{EntityMeta, Layered, Record, Slot, Tables};
 

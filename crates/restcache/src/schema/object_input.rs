@@ -11,7 +11,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
-use crate::normalize::{invalid, note_failure_at};
+use crate::schema::normalize::{invalid, note_failure_at};
 
 /// `de`, giving the row's visitor only an object.
 pub(crate) struct ObjectInput<D> {

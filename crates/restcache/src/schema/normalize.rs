@@ -23,24 +23,10 @@ use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::error::Error;
+use crate::json::{MAX_INPUT_DEPTH, as_map};
 use crate::rows::{MergeOutcome, Row, RowData};
-use crate::schema::{Entity, Join, Schema, SchemaKind};
+use crate::schema::{Join, Schema, SchemaKind};
 use crate::tables::{EntityMeta, Members, PkHasher, Record, Slot};
-
-/// How deep input may nest: serde_json's own recursion limit (R-NORM-8, R-RESP-4).
-pub(crate) const MAX_INPUT_DEPTH: usize = 128;
-
-/// Drops a value without recursion, however deep it nests.
-pub(crate) fn dispose(value: Value) {
-    let mut stack = vec![value];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Array(items) => stack.extend(items),
-            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
-            _ => {}
-        }
-    }
-}
 
 /// One step of a JSON Pointer.
 #[derive(Clone, Debug)]
@@ -344,6 +330,32 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut Normalizing) -> R) -> R {
     })
 }
 
+/// An entity begins: checks the depth, and takes the `Values` key that stands in for a missing
+/// pk.
+pub(crate) fn enter_entity() -> Result<Option<String>, Error> {
+    with(|n| {
+        n.check_depth()?;
+        n.entity_depth += 1;
+        Ok(n.pk_fallback.take())
+    })
+}
+
+/// An entity ends; `failed` names it when serde refused its row, which is then where the
+/// normalization failed (its nested fields waiting for it are dropped).
+pub(crate) fn leave_entity(failed: Option<&'static str>) {
+    if failed.is_some() {
+        note_failure();
+    }
+    with(|n| {
+        if let Some(entity) = failed {
+            n.failed_entity.get_or_insert(entity);
+        }
+        n.entity_depth -= 1;
+        let depth = n.entity_depth;
+        n.deferred.retain(|d| d.depth <= depth);
+    });
+}
+
 /// Notes the current position as where the normalization failed, unless a deeper failure was
 /// noted first: the position a serde error is reported at.
 fn note_failure() {
@@ -444,25 +456,25 @@ pub(crate) fn normalize_value<S: Schema>(value: Value) -> Result<Value, Error> {
 macro_rules! refuse_other_kinds {
     ($expected:expr) => {
         fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Err($crate::normalize::wrong_kind($expected, "a boolean"))
+            Err($crate::schema::normalize::wrong_kind($expected, "a boolean"))
         }
         fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Err($crate::normalize::wrong_kind($expected, "a number"))
+            Err($crate::schema::normalize::wrong_kind($expected, "a number"))
         }
         fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Err($crate::normalize::wrong_kind($expected, "a number"))
+            Err($crate::schema::normalize::wrong_kind($expected, "a number"))
         }
         fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Err($crate::normalize::wrong_kind($expected, "a number"))
+            Err($crate::schema::normalize::wrong_kind($expected, "a number"))
         }
         fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Err($crate::normalize::wrong_kind($expected, "a string"))
+            Err($crate::schema::normalize::wrong_kind($expected, "a string"))
         }
         fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Err($crate::normalize::wrong_kind($expected, "null"))
+            Err($crate::schema::normalize::wrong_kind($expected, "null"))
         }
         fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            Err($crate::normalize::wrong_kind($expected, "null"))
+            Err($crate::schema::normalize::wrong_kind($expected, "null"))
         }
     };
 }
@@ -641,136 +653,9 @@ pub(crate) fn finish_object(row: &mut dyn RowData) -> Result<(), Error> {
     Ok(())
 }
 
-/// Normalizes one entity from `de`: its row (filled by serde, nested schemas normalized on the
-/// way), then its pk (R-NORM-3; a `Values` key stands in for a missing one), then its pending
-/// write. Returns its pk.
-pub(crate) fn normalize_entity<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<String, D::Error> {
-    let fallback = with(|n| {
-        n.check_depth()?;
-        n.entity_depth += 1;
-        Ok(n.pk_fallback.take())
-    })
-    .map_err(fail)?;
-    let row = E::Row::deserialize(crate::object_input::ObjectInput::entity(de, E::KEY));
-    let mut row = match row {
-        Ok(row) => row,
-        Err(e) => {
-            note_failure();
-            with(|n| {
-                n.failed_entity.get_or_insert(E::KEY);
-            });
-            with(|n| {
-                n.entity_depth -= 1;
-                let depth = n.entity_depth;
-                n.deferred.retain(|d| d.depth <= depth);
-            });
-            return Err(e);
-        }
-    };
-    let finished = finish_object(&mut row);
-    with(|n| n.entity_depth -= 1);
-    finished.map_err(fail)?;
-    let pk = E::row_pk(&row)
-        .filter(|pk| !pk.is_empty())
-        // A `Values` map key stands in for a missing pk, but an empty key is no pk either (R-NORM-3).
-        .or(fallback.filter(|k| !k.is_empty()));
-    let Some(pk) = pk else {
-        return Err(invalid(Some(E::KEY), "missing or empty primary key"));
-    };
-    with(|n| n.pending.entity(E::KEY, pk.clone(), Box::new(row)));
-    Ok(pk)
-}
-
-/// The object inside an args value (`{}` for anything else).
-pub(crate) fn as_map(args: &Value) -> &Map<String, Value> {
-    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
-    args.as_object().unwrap_or_else(|| EMPTY.get_or_init(Map::new))
-}
-
-/// The JSON kind of a value, for messages.
-pub(crate) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// The *string form* of a scalar (docs/behaviour.md): strings as-is, numbers as serde_json
-/// writes them, `true`/`false`. `null`, arrays and objects have none.
-pub fn string_form(v: &Value) -> Option<Cow<'_, str>> {
-    match v {
-        Value::String(s) => Some(Cow::Borrowed(s)),
-        Value::Number(n) => Some(Cow::Owned(number_string(n))),
-        Value::Bool(b) => Some(Cow::Borrowed(if *b { "true" } else { "false" })),
-        _ => None,
-    }
-}
-
-/// The primary key a field value yields (R-NORM-3): a non-empty string, or a number's string
-/// form. Anything else — missing, `null`, `""`, a boolean, an array or an object — is no pk.
-///
-/// ```
-/// use restcache::schema::pk_string;
-/// use serde_json::json;
-/// assert_eq!(pk_string(Some(&json!(5))).as_deref(), Some("5"));
-/// assert_eq!(pk_string(Some(&json!(""))), None);
-/// assert_eq!(pk_string(Some(&json!(true))), None);
-/// ```
-pub fn pk_string(v: Option<&Value>) -> Option<String> {
-    match v? {
-        Value::String(s) if !s.is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(number_string(n)),
-        _ => None,
-    }
-}
-
-/// `n.to_string()`, with integers written by `itoa` instead of the formatting machinery.
-/// Negative zero and non-integers take the general path, so the text is always serde_json's.
-pub(crate) fn number_string(n: &serde_json::Number) -> String {
-    if let Some(u) = n.as_u64() {
-        itoa::Buffer::new().format(u).to_owned()
-    } else if let Some(i) = n.as_i64().filter(|i| *i < 0) {
-        itoa::Buffer::new().format(i).to_owned()
-    } else {
-        n.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A number's string form is exactly what serde_json writes for it.
-    #[test]
-    fn r_norm_3_a_number_pk_is_written_as_serde_json_writes_it() {
-        let numbers = [
-            "0",
-            "7",
-            "-1",
-            "-0",
-            "-0.0",
-            "1.5",
-            "1e3",
-            "1e300",
-            "-2.5e-7",
-            "18446744073709551615",
-            "-9223372036854775808",
-            "9223372036854775808",
-            "123456789012345678901234567890",
-        ];
-        for text in numbers {
-            let v: Value = serde_json::from_str(text).unwrap();
-            let Value::Number(n) = &v else {
-                panic!("{text} is a number")
-            };
-            assert_eq!(number_string(n), n.to_string(), "{text}");
-            assert_eq!(pk_string(Some(&v)).as_deref(), Some(n.to_string().as_str()), "{text}");
-        }
-    }
 
     /// A list of entities grows the table its first element wrote last, once, wherever that
     /// table is in the batch (rows of other tables are reserved nowhere).
