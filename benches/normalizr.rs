@@ -41,9 +41,8 @@
 //! returns: the allocation any read of owned output must do, and nothing else. The `drain…` rows
 //! (`drainLong Value`, `drainOne GithubUser Value`, `scale drain Value N`) are the yardsticks of
 //! normalizing a parsed `Value` that is moved in: each object's fields moved out of its map into a
-//! vector of their count, recursively (`drain`), about what this store's record layout (an
-//! entity's fields sorted in one allocation) needs done to the input before anything else: a
-//! lower bound for this layout, not for every store.
+//! vector of their count, recursively (`drain`), keys kept: a walk of the input that frees nothing
+//! (a write of typed rows frees the keys it does not keep, which this yardstick does not pay).
 //!
 //! `getPage one key 200x1000` (10x1000 with `--quick`) writes 200 pages of 1,000 todos from their
 //! bytes into one store under one key, so each page merges into the list the pages before it
