@@ -657,6 +657,54 @@ pub(crate) fn finish_object(row: &mut dyn RowData) -> Result<(), Error> {
 mod tests {
     use super::*;
 
+    /// R-ERR-2: a normalization's state is put back as it was when the normalization ends, by
+    /// return, error or panic (a panicking `deserialize_with`), and a normalization run inside
+    /// another gets a state of its own.
+    #[test]
+    fn r_err_2_the_normalization_state_is_put_back_however_a_normalization_ends() {
+        let installed = || STATE.with(|s| s.borrow().as_ref().map(|n| n.args.clone()));
+        let syntax = |_: Error, _: String, _: Option<&'static str>| Error::InvalidConfig { reason: String::new() };
+        let panicked = std::panic::catch_unwind(|| {
+            run(
+                serde_json::json!({"a": 1}),
+                None,
+                || -> Result<Value, Error> { panic!("a user's deserializer") },
+                syntax,
+            )
+        });
+        assert!(panicked.is_err());
+        assert_eq!(installed(), None, "nothing left installed after a panic");
+        let outer = run(
+            serde_json::json!({"outer": true}),
+            None,
+            || {
+                let inner = run(
+                    serde_json::json!({"inner": true}),
+                    None,
+                    || Ok(installed().unwrap()),
+                    syntax,
+                );
+                assert_eq!(inner.unwrap().result, serde_json::json!({"inner": true}));
+                Ok::<_, Error>(installed().unwrap())
+            },
+            syntax,
+        );
+        assert_eq!(
+            outer.unwrap().result,
+            serde_json::json!({"outer": true}),
+            "the outer state is back"
+        );
+        assert_eq!(installed(), None);
+        let failed = run(
+            serde_json::json!({}),
+            None,
+            || Err(Error::InvalidConfig { reason: "x".into() }),
+            syntax,
+        );
+        assert!(failed.is_err());
+        assert_eq!(installed(), None, "nothing left installed after an error");
+    }
+
     /// A list of entities grows the table its first element wrote last, once, wherever that
     /// table is in the batch (rows of other tables are reserved nowhere).
     #[test]
