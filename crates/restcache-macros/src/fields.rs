@@ -317,6 +317,22 @@ fn format_ident(prefix: &str, member: &Ident) -> Ident {
 /// serializes them (a `with` module may have no `serialize`), nested ones as their references,
 /// flattened ones merged in.
 fn to_json(fields: &[Field]) -> TokenStream {
+    let by_ref = json_fields(fields, false);
+    let by_value = json_fields(fields, true);
+    quote! {
+        fn to_json(&self) -> ::restcache::__private::Map<::std::string::String, ::restcache::__private::Value> {
+            #by_ref
+        }
+
+        fn into_json(self) -> ::restcache::__private::Map<::std::string::String, ::restcache::__private::Value> {
+            #by_value
+        }
+    }
+}
+
+/// The body of `to_json` (or of `into_json`, `by_value`: the nested references are moved, not
+/// copied).
+fn json_fields(fields: &[Field], by_value: bool) -> TokenStream {
     let map = Ident::new("map", Span::mixed_site());
     let v = Ident::new("v", Span::mixed_site());
     let entries = fields.iter().map(|f| {
@@ -324,6 +340,11 @@ fn to_json(fields: &[Field]) -> TokenStream {
         let span = ty.span();
         match &f.kind {
             FieldKind::Skipped => quote!(),
+            FieldKind::Nested if by_value => quote! {
+                if let ::core::option::Option::Some(#v) = self.#member {
+                    #map.insert(::std::string::String::from(#name), #v);
+                }
+            },
             FieldKind::Nested => quote! {
                 if let ::core::option::Option::Some(#v) = &self.#member {
                     #map.insert(::std::string::String::from(#name), ::core::clone::Clone::clone(#v));
@@ -349,12 +370,10 @@ fn to_json(fields: &[Field]) -> TokenStream {
         }
     });
     quote! {
-        fn to_json(&self) -> ::restcache::__private::Map<::std::string::String, ::restcache::__private::Value> {
-            #[allow(unused_mut)]
-            let mut #map = ::restcache::__private::Map::new();
-            #(#entries)*
-            #map
-        }
+        #[allow(unused_mut)]
+        let mut #map = ::restcache::__private::Map::new();
+        #(#entries)*
+        #map
     }
 }
 

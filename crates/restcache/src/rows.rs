@@ -17,6 +17,14 @@ pub trait RowData {
     /// The row as a JSON object: each field it holds under its JSON name.
     fn to_json(&self) -> Map<String, Value>;
 
+    /// [`to_json`](Self::to_json), consuming the row: what it holds as JSON is moved, not copied.
+    fn into_json(self) -> Map<String, Value>
+    where
+        Self: Sized,
+    {
+        self.to_json()
+    }
+
     /// The stored reference of the nested field `name`, for a nested schema whose writes wait
     /// until the row is complete because they read it (a nested collection's key).
     fn nested_mut(&mut self, name: &str) -> Option<&mut Option<Value>> {

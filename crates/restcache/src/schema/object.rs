@@ -22,7 +22,7 @@ pub fn normalize_object<'de, R: RowData + DeserializeOwned, D: Deserializer<'de>
     .map_err(fail)?;
     let mut row = R::deserialize(crate::schema::object_input::ObjectInput::object(de))?;
     finish_object(&mut row).map_err(fail)?;
-    Ok(Value::Object(row.to_json()))
+    Ok(Value::Object(row.into_json()))
 }
 
 /// `Schema::denormalize` of an object schema; `read` builds it from its fields.
