@@ -49,8 +49,8 @@ impl PkHasher {
 pub(crate) enum Record {
     /// An entity's row.
     Entity(Box<dyn Row>),
-    /// A collection's references.
-    List(Members),
+    /// A collection's references (boxed, so that every slot stays small: most are entities).
+    List(Box<Members>),
     /// The INVALID mark written by `Invalidate` (R-INV-1).
     Invalid,
 }

@@ -186,13 +186,13 @@ impl Pending {
 
     /// A collection's new list, replacing the stored one (get_list, R-COL-3).
     pub(crate) fn collection(&mut self, table: &'static str, pk: String, items: Vec<Value>) {
-        self.set(table, pk, Record::List(Members::new(items)), None);
+        self.set(table, pk, Record::List(Box::new(Members::new(items))), None);
     }
 
     /// References to add to a collection, at its end or its start (`front`), those the stored
     /// list holds skipped when the batch is committed (push, unshift, get_page).
     pub(crate) fn appended(&mut self, table: &'static str, pk: String, items: Members, front: bool) {
-        self.set(table, pk, Record::List(items), Some(front));
+        self.set(table, pk, Record::List(Box::new(items)), Some(front));
     }
 }
 

@@ -425,7 +425,7 @@ impl Store {
             .into_iter()
             .map(|(table, pk, refs)| {
                 let slot = Slot {
-                    record: Record::List(refs),
+                    record: Record::List(Box::new(refs)),
                     meta,
                     version: 0,
                 };
@@ -673,7 +673,7 @@ fn apply(slot: &mut Slot, record: Record, appended: Option<bool>, meta: EntityMe
         // meta included. An older write too merges so, underneath (R-NORM-7): a later-started
         // write must not make the list lose an entity the server created.
         (Record::List(items), Record::List(stored)) if appended.is_some() => {
-            if !stored.add(items, appended == Some(true)) {
+            if !stored.add(*items, appended == Some(true)) {
                 return false;
             }
             changed = true;
@@ -718,7 +718,7 @@ mod tests {
         let meta = |fetched_at| EntityMeta::new(fetched_at, now, now);
         let stored_at = now + Duration::from_secs(1);
         let member = |pk: &str| json!({"id": pk, "schema": "Tag"});
-        let list = |items: Vec<Value>| Record::List(Members::new(items));
+        let list = |items: Vec<Value>| Record::List(Box::new(Members::new(items)));
         let stored = vec![json!("a"), member("b"), json!("c")];
         let slot = |items: Vec<Value>| Slot {
             record: list(items),
