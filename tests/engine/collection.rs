@@ -239,6 +239,42 @@ fn r_col_6_a_nested_collection_is_keyed_by_the_policy() {
     assert_eq!(articles[1].comments.len(), 1);
 }
 
+/// A plain object schema, nested in an entity after a collection keyed by that entity.
+#[derive(Clone, Debug, Default, PartialEq, Schema)]
+struct Stats {
+    views: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct Post {
+    #[entity(pk)]
+    id: String,
+    #[entity(schema)]
+    comments: Collection<Vec<Comment>, ByArticle>,
+    #[entity(schema)]
+    stats: Stats,
+}
+
+/// R-COL-6: a nested collection is keyed by the entity that holds it, whatever object schemas
+/// that entity holds after it (each waits for its own object only).
+#[test]
+fn r_col_6_a_nested_collection_is_keyed_by_its_entity_not_by_an_object_after_it() {
+    let mut store = Store::new();
+    let body = json!({"id": "p1", "comments": [{"id": "c1", "body": "x"}], "stats": {"views": 3}});
+    let bytes = serde_json::to_vec(&body).unwrap();
+    store.set_response_bytes::<Post>("GET /posts/p1", &(), &bytes).unwrap();
+    let snap = store.snapshot();
+    let pks: Vec<&str> = snap["entities"]["[Comment]"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["pk"].as_str().unwrap())
+        .collect();
+    assert_eq!(pks, [r#"{"article":"p1"}"#]);
+    let post = data::<Post>(&store, "GET /posts/p1", &json!({}));
+    assert_eq!((post.comments.len(), post.stats.views), (1, 3));
+}
+
 #[test]
 fn r_page_3_a_page_appends_new_items_without_duplicates() {
     let mut store = Store::new();

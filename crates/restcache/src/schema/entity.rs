@@ -6,7 +6,9 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
-use super::normalize::{Normalizing, enter_entity, fail, finish_object, invalid, leave_entity, with};
+use super::normalize::{
+    Normalizing, enter_entity, enter_object, fail, finish_object, invalid, leave_entity, leave_object, with,
+};
 use super::object_input::ObjectInput;
 use super::{Registry, Schema};
 use crate::error::Error;
@@ -87,14 +89,17 @@ pub trait Entity: Default + Clone + Send + Sync + 'static {
 /// write. Returns its pk.
 pub(crate) fn normalize_entity<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<String, D::Error> {
     let fallback = enter_entity().map_err(fail)?;
+    let outer = enter_object();
     let mut row = match E::Row::deserialize(ObjectInput::entity(de, E::KEY)) {
         Ok(row) => row,
         Err(e) => {
+            leave_object(outer);
             leave_entity(Some(E::KEY));
             return Err(e);
         }
     };
     let finished = finish_object(&mut row);
+    leave_object(outer);
     leave_entity(None);
     finished.map_err(fail)?;
     let pk = E::row_pk(&row)

@@ -215,8 +215,11 @@ pub(crate) struct Normalizing {
     pub parent: Option<Value>,
     pub parent_key: Option<&'static str>,
     /// Nested fields whose schemas read the object holding them: normalized once that object
-    /// is complete, by entity depth.
+    /// is complete.
     deferred: Vec<Deferred>,
+    /// The object being filled, and how many objects were begun ([`enter_object`]).
+    frame: u64,
+    frames: u64,
     /// The first normalization error; a placeholder serde error unwinds the parse meanwhile.
     error: Option<Error>,
     /// Where the first failure of any kind was met (the position of a serde error), and in
@@ -227,7 +230,8 @@ pub(crate) struct Normalizing {
 
 /// A nested field normalized once the object holding it is complete ([`defer`]).
 struct Deferred {
-    depth: usize,
+    /// The object it waits for ([`enter_object`]).
+    frame: u64,
     name: &'static str,
     value: Value,
     normalize: fn(Value) -> Result<Value, Error>,
@@ -265,6 +269,8 @@ pub(crate) fn run<E>(
         parent: None,
         parent_key: None,
         deferred: Vec::new(),
+        frame: 0,
+        frames: 0,
         error: None,
         failed_at: None,
         failed_entity: None,
@@ -320,6 +326,8 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut Normalizing) -> R) -> R {
             parent: None,
             parent_key: None,
             deferred: Vec::new(),
+            frame: 0,
+            frames: 0,
             error: Some(Error::InvalidConfig {
                 reason: "a schema normalized outside a store write".into(),
             }),
@@ -328,6 +336,25 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut Normalizing) -> R) -> R {
         });
         f(state)
     })
+}
+
+/// An object (an entity's or an object schema's) begins: the nested fields that read it wait
+/// for it, not for an object around it. Returns the enclosing object, for [`leave_object`].
+pub(crate) fn enter_object() -> u64 {
+    with(|n| {
+        n.frames += 1;
+        std::mem::replace(&mut n.frame, n.frames)
+    })
+}
+
+/// The object begun by [`enter_object`] ends (its waiting fields, if it failed, are dropped);
+/// `outer` is the object around it again.
+pub(crate) fn leave_object(outer: u64) {
+    with(|n| {
+        let frame = n.frame;
+        n.deferred.retain(|d| d.frame != frame);
+        n.frame = outer;
+    });
 }
 
 /// An entity begins: checks the depth, and takes the `Values` key that stands in for a missing
@@ -351,8 +378,6 @@ pub(crate) fn leave_entity(failed: Option<&'static str>) {
             n.failed_entity.get_or_insert(entity);
         }
         n.entity_depth -= 1;
-        let depth = n.entity_depth;
-        n.deferred.retain(|d| d.depth <= depth);
     });
 }
 
@@ -582,7 +607,7 @@ pub fn nested<'de, S: Schema, D: Deserializer<'de>>(de: D, name: &'static str) -
         let value = Value::deserialize(de)?;
         with(|n| {
             n.deferred.push(Deferred {
-                depth: n.entity_depth,
+                frame: n.frame,
                 name,
                 value,
                 normalize: normalize_value::<S>,
@@ -610,16 +635,17 @@ pub fn nested<'de, S: Schema, D: Deserializer<'de>>(de: D, name: &'static str) -
     r.map(Some)
 }
 
-/// Normalizes the nested fields of a just-completed object's `row` (at the current entity depth)
+/// Normalizes the nested fields of a just-completed object's `row` (the current object)
 /// that were waiting for it ([`nested`]): each with the object as its parent, its result written
 /// into the row.
 pub(crate) fn finish_object(row: &mut dyn RowData) -> Result<(), Error> {
-    let depth = with(|n| n.entity_depth);
+    // The fields of inner objects were taken when those completed: this object's are last.
     let waiting: Vec<Deferred> = with(|n| {
+        let frame = n.frame;
         let at = n
             .deferred
             .iter()
-            .position(|d| d.depth == depth)
+            .position(|d| d.frame == frame)
             .unwrap_or(n.deferred.len());
         n.deferred.split_off(at)
     });

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::Schema;
 use crate::rows::RowData;
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
-use crate::schema::normalize::{fail, finish_object, with};
+use crate::schema::normalize::{enter_object, fail, finish_object, leave_object, with};
 
 /// `Schema::normalize` of an object schema whose row type (the derive's companion) is `R`: the
 /// row filled by serde, nested schemas normalized on the way, as a JSON object.
@@ -20,8 +20,12 @@ pub fn normalize_object<'de, R: RowData + DeserializeOwned, D: Deserializer<'de>
         n.check_depth()
     })
     .map_err(fail)?;
-    let mut row = R::deserialize(crate::schema::object_input::ObjectInput::object(de))?;
-    finish_object(&mut row).map_err(fail)?;
+    let outer = enter_object();
+    let row = R::deserialize(crate::schema::object_input::ObjectInput::object(de));
+    let finished = row.map(|mut row| (finish_object(&mut row), row));
+    leave_object(outer);
+    let (finished, row) = finished?;
+    finished.map_err(fail)?;
     Ok(Value::Object(row.into_json()))
 }
 
