@@ -13,6 +13,13 @@ use serde_json::{Map, Value};
 
 /// The fields of a row (an entity's or an object schema's) as JSON, and the slots of its nested
 /// fields.
+///
+/// ```
+/// use restcache::schema::{JsonRow, RowData};
+/// let row: JsonRow = serde_json::from_str(r#"{"id": 7, "title": "a"}"#).unwrap();
+/// assert_eq!(row.to_json()["title"], "a");
+/// assert_eq!(row.into_json().len(), 2);
+/// ```
 pub trait RowData {
     /// The row as a JSON object: each field it holds under its JSON name.
     fn to_json(&self) -> Map<String, Value>;
@@ -62,16 +69,32 @@ pub trait EntityRow: RowData + Clone + PartialEq + Debug + Send + Sync + 'static
     message = "the entity field type `{Self}` must implement `PartialEq`, `Clone` and `serde::Serialize`",
     note = "restcache compares a field with the stored one, clones it into reads and writes it back as JSON"
 )]
+///
+/// ```
+/// fn stored<T: restcache::schema::FieldValue>(_: &T) {}
+/// stored(&"text".to_owned());
+/// stored(&Some(vec![1, 2, 3]));
+/// ```
 pub trait FieldValue: PartialEq + Clone + serde::Serialize {}
 
 impl<T: PartialEq + Clone + serde::Serialize> FieldValue for T {}
 
 /// Whether two stored values of a field are the same, for a row's `PartialEq`.
+///
+/// ```
+/// use restcache::schema::same_field;
+/// assert!(same_field(&Some(1), &Some(1)));
+/// assert!(!same_field(&Some(1), &None));
+/// ```
 pub fn same_field<T: FieldValue>(a: &Option<T>, b: &Option<T>) -> bool {
     a == b
 }
 
 /// A copy of a stored field value, for a row's `Clone` and for reads.
+///
+/// ```
+/// assert_eq!(restcache::schema::clone_field(&"a".to_owned()), "a");
+/// ```
 pub fn clone_field<T: FieldValue>(value: &T) -> T {
     value.clone()
 }

@@ -201,6 +201,18 @@ impl<'s> DenormalizeCtx<'s> {
 }
 
 /// Reads the nested fields of a stored row; what an [`Entity::read`] is written with.
+///
+/// `#[derive(Entity)]` writes `read` with it; by hand, over a row whose nested field holds its
+/// reference:
+///
+/// ```
+/// use restcache::schema::{Entity, EntityReader, Unresolved};
+/// # #[derive(Clone, Debug, Default, restcache::Entity)]
+/// # struct User { #[entity(pk)] id: String }
+/// fn read_author<'s>(author: &'s Option<serde_json::Value>, r: &mut EntityReader<'_, 's>) -> Result<User, Unresolved> {
+///     Ok(r.nested::<User>(author)?.unwrap_or_default())
+/// }
+/// ```
 pub struct EntityReader<'r, 's> {
     pub(crate) ctx: &'r mut DenormalizeCtx<'s>,
     shallow: bool,

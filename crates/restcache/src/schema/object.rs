@@ -44,6 +44,13 @@ pub fn read_object<'s, T>(
 
 /// Reads the fields of an object schema's normalized value; what its derive's `denormalize` is
 /// written with. A field the value lacks is `Ok(None)`: the caller keeps its `Default`.
+///
+/// ```
+/// use restcache::schema::{ObjectReader, Unresolved};
+/// fn total(r: &mut ObjectReader<'_, '_>) -> Result<u64, Unresolved> {
+///     Ok(r.plain::<u64>("total")?.unwrap_or_default())
+/// }
+/// ```
 pub struct ObjectReader<'r, 's> {
     fields: &'s Map<String, Value>,
     ctx: &'r mut DenormalizeCtx<'s>,
