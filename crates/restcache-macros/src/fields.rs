@@ -157,7 +157,7 @@ pub(crate) fn field(
 }
 
 /// Refuses a field whose JSON name an earlier field already has (a `rename` onto another
-/// field's name): the record holds one value per name, so the two could not both be read.
+/// field's name): serde would fill only one of them, and the row's JSON holds one value per name.
 pub(crate) fn refuse_repeated_names(fields: &[Field], errors: &mut darling::error::Accumulator) {
     for (i, field) in fields.iter().enumerate() {
         if matches!(field.kind, FieldKind::Skipped) {
