@@ -432,14 +432,7 @@ impl Store {
                 (table, pk, slot)
             })
             .collect();
-        settle(
-            &mut pending,
-            Layered::committed(&self.tables),
-            args,
-            opts.body,
-            opts.policy,
-        );
-        self.commit_normalized(key, result, pending, opts, layer);
+        self.commit_normalized(key, args, result, pending, opts, layer);
         // What the response wrote, read as the cache now holds it: a field the response
         // omitted shows its cached value, and a newer write that won shows; a page reads as
         // the page, not as the list it joined.
@@ -459,7 +452,22 @@ impl Store {
     ) -> Result<(), Error> {
         self.check_schema::<S>()?;
         let method = key.split_once(' ').map_or("", |(m, _)| m);
-        let Outcome { result, mut pending } = normalize(method)?;
+        let Outcome { result, pending } = normalize(method)?;
+        self.commit_normalized(key, args, result, pending, opts, None);
+        Ok(())
+    }
+
+    /// Completes a normalization's writes against the committed tables ([`settle`]) and
+    /// commits them with `key`'s result, removing the fetch's optimistic layer in the same step.
+    fn commit_normalized(
+        &mut self,
+        key: &str,
+        args: &Value,
+        result: Value,
+        mut pending: Pending,
+        opts: WriteOptions<'_>,
+        layer: Option<u64>,
+    ) {
         settle(
             &mut pending,
             Layered::committed(&self.tables),
@@ -467,18 +475,6 @@ impl Store {
             opts.body,
             opts.policy,
         );
-        self.commit_normalized(key, result, pending, opts, None);
-        Ok(())
-    }
-
-    fn commit_normalized(
-        &mut self,
-        key: &str,
-        result: Value,
-        pending: Pending,
-        opts: WriteOptions<'_>,
-        layer: Option<u64>,
-    ) {
         let now = Instant::now();
         self.drop_layer(layer);
         self.commit(key, Some(result), pending, opts.fetched_at, now, now + opts.data_expiry);
