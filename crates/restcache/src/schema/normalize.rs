@@ -258,23 +258,7 @@ pub(crate) fn run<E>(
     normalize: impl FnOnce() -> Result<Value, E>,
     syntax: impl FnOnce(E, String, Option<&'static str>) -> Error,
 ) -> Result<Outcome, Error> {
-    let state = Normalizing {
-        args,
-        path: Vec::new(),
-        pending: Pending::default(),
-        entity_depth: 0,
-        mode: CollectionMode::Replace,
-        in_list: false,
-        pk_fallback,
-        parent: None,
-        parent_key: None,
-        deferred: Vec::new(),
-        frame: 0,
-        frames: 0,
-        error: None,
-        failed_at: None,
-        failed_entity: None,
-    };
+    let state = Normalizing::new(args, pk_fallback);
     /// Puts the enclosing state back, however `normalize` ends.
     struct Restore(Option<Normalizing>);
     impl Drop for Restore {
@@ -316,23 +300,10 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut Normalizing) -> R) -> R {
     STATE.with(|s| {
         let mut state = s.borrow_mut();
         let state = state.get_or_insert_with(|| Normalizing {
-            args: Value::Null,
-            path: Vec::new(),
-            pending: Pending::default(),
-            entity_depth: 0,
-            mode: CollectionMode::Replace,
-            in_list: false,
-            pk_fallback: None,
-            parent: None,
-            parent_key: None,
-            deferred: Vec::new(),
-            frame: 0,
-            frames: 0,
             error: Some(Error::InvalidConfig {
                 reason: "a schema normalized outside a store write".into(),
             }),
-            failed_at: None,
-            failed_entity: None,
+            ..Normalizing::new(Value::Null, None)
         });
         f(state)
     })
@@ -426,6 +397,27 @@ fn pointer_of(path: &[Seg]) -> String {
 }
 
 impl Normalizing {
+    /// The state a normalization of a call with `args` starts in.
+    fn new(args: Value, pk_fallback: Option<String>) -> Self {
+        Normalizing {
+            args,
+            path: Vec::new(),
+            pending: Pending::default(),
+            entity_depth: 0,
+            mode: CollectionMode::Replace,
+            in_list: false,
+            pk_fallback,
+            parent: None,
+            parent_key: None,
+            deferred: Vec::new(),
+            frame: 0,
+            frames: 0,
+            error: None,
+            failed_at: None,
+            failed_entity: None,
+        }
+    }
+
     /// The JSON Pointer of the value being normalized (`""` is the root).
     pub fn pointer(&self) -> String {
         pointer_of(&self.path)
