@@ -116,3 +116,26 @@ fn r_err_2_an_owned_input_nested_beyond_the_limit_is_refused_and_dropped_without
     );
     assert_eq!(store.snapshot()["entities"], json!({}));
 }
+
+/// R-RESP-4: bytes nested as deep as serde_json's limit are refused exactly where serde_json
+/// refuses them, whichever parser the store uses.
+#[test]
+fn r_resp_4_bytes_nested_at_the_limit_are_refused_as_serde_json_refuses_them() {
+    for depth in [126, 127, 128, 129] {
+        for text in [
+            format!("{}{}", "[".repeat(depth), "]".repeat(depth)),
+            format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth)),
+        ] {
+            let mut store = Store::new();
+            let written = store.set_response_bytes::<Value>("GET /deep", &(), text.as_bytes());
+            let parsed = serde_json::from_str::<Value>(&text);
+            assert_eq!(written.is_ok(), parsed.is_ok(), "depth {depth}: {written:?}");
+            if let Ok(value) = parsed {
+                assert!(
+                    *data::<Value>(&store, "GET /deep", &json!({})) == value,
+                    "depth {depth}"
+                );
+            }
+        }
+    }
+}

@@ -45,6 +45,30 @@ fn r_norm_1_each_schema_kind_reads_back_its_output() {
     assert_eq!(*data::<()>(&store, "POST /ping", &json!({})), ());
 }
 
+/// R-NORM-2: a body's numbers are stored as serde_json reads them, whichever parser the store
+/// uses for the bytes: `-0` is a float, and decimals are rounded correctly.
+#[test]
+fn r_norm_2_bytes_and_their_parsed_value_store_the_same_numbers() {
+    let texts = [
+        "-0",
+        "[-0, 1]",
+        "-996269.0126230741",
+        "2.4703282292062328e-324",
+        "18446744073709551616",
+        "1e2",
+    ];
+    for text in texts {
+        let mut store = Store::new();
+        store
+            .set_response_bytes::<Value>("GET /bytes", &(), text.as_bytes())
+            .unwrap();
+        let parsed: Value = serde_json::from_str(text).unwrap();
+        store.set_response::<Value>("GET /value", &(), parsed).unwrap();
+        let stored = |key| serde_json::to_string(&*data::<Value>(&store, key, &json!({}))).unwrap();
+        assert_eq!(stored("GET /bytes"), stored("GET /value"), "{text}");
+    }
+}
+
 #[test]
 fn r_norm_1_array_and_object_mismatches_are_invalid_response() {
     let mut store = Store::new();

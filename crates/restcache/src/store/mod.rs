@@ -6,6 +6,8 @@
 
 mod layers;
 mod read;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod simd_parse;
 mod write;
 
 pub use self::write::ResponseValue;

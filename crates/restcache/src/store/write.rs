@@ -179,6 +179,10 @@ fn normalize_bytes<S: Schema>(
         let value = serde_json::from_slice(bytes).map_err(syntax)?;
         return normalize_value::<S>(method, value, args, body, None);
     }
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    if let Some(outcome) = super::simd_parse::normalize::<S>(bytes, args) {
+        return Ok(outcome);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let outcome = run(
         args.clone(),
