@@ -35,8 +35,10 @@
 //! `denormalizeLong withCache`/`memo-cold` and `getResponse long withCache`/`memo-cold` time the
 //! same call; both names are kept to line up with the reference.
 //!
-//! Yardsticks, with no reference figure: `parseLong serde_json typed`/`Value` (what fromBytes is
-//! held to), and the `clone…` rows (`cloneLong typed`, `cloneOne Project typed`, `cloneOne
+//! Yardsticks, with no reference figure: `parseLong serde_json typed`/`Value` and `parseLong
+//! simd-json typed` (what fromBytes is held to: the store parses bodies with simd-json on x86_64
+//! and aarch64), `decodeLong typed from Value` (serde filling the plain structs from the moved-in
+//! `Value`: the floor of any normalization into typed rows from it), and the `clone…` rows (`cloneLong typed`, `cloneOne Project typed`, `cloneOne
 //! GithubUser typed`, `scale clone typed N`), a `Clone::clone` of exactly what the matching read
 //! returns: the allocation any read of owned output must do, and nothing else. The `drain…` rows
 //! (`drainLong Value`, `drainOne GithubUser Value`, `scale drain Value N`) are the yardsticks of
@@ -587,10 +589,12 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
         "normalizeLong",
         "normalizeLong copy",
         "drainLong Value",
+        "decodeLong typed from Value",
         "normalizeLong withMerge",
         "normalizeLong fromBytes",
         "normalizeLong fromBytes via Value",
         "parseLong serde_json typed",
+        "parseLong simd-json typed",
         "parseLong serde_json Value",
         "cloneLong typed",
         "cloneOne Project typed",
@@ -669,6 +673,14 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
     );
     // The yardstick of `normalizeLong`: the same input, only moved out of its maps.
     b.run_with("drainLong Value", LONG_ITEMS, || long.clone(), drain);
+    // The floor of any normalization into typed rows from a moved-in `Value`: serde filling the
+    // user's plain structs from it, with no pk, no table and no store.
+    b.run_with(
+        "decodeLong typed from Value",
+        LONG_ITEMS,
+        || long.clone(),
+        |v| serde_json::from_value::<PlainProjectList>(v).unwrap(),
+    );
     b.run_with("normalizeLong copy", LONG_ITEMS, Store::new, |mut s| {
         s.set_response::<ProjectList>(LONG_KEY, &(), &long).unwrap();
         s
@@ -692,6 +704,18 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
     b.run("parseLong serde_json typed", LONG_ITEMS, || {
         serde_json::from_slice::<PlainProjectList>(long_bytes.as_bytes()).unwrap()
     });
+    // What `normalizeLong fromBytes` is held to where the store parses with simd-json: the same
+    // copy of the bytes (simd-json parses in place) and the same buffers kept between calls.
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        let mut scratch = (Vec::new(), simd_json::Buffers::default());
+        b.run("parseLong simd-json typed", LONG_ITEMS, || {
+            let (input, buffers) = &mut scratch;
+            input.clear();
+            input.extend_from_slice(long_bytes.as_bytes());
+            simd_json::serde::from_slice_with_buffers::<PlainProjectList>(input, buffers).unwrap()
+        });
+    }
     b.run("parseLong serde_json Value", LONG_ITEMS, || {
         serde_json::from_slice::<Value>(long_bytes.as_bytes()).unwrap()
     });
@@ -1053,7 +1077,10 @@ fn page_workloads(b: &mut Bench, pages: usize, per_page: usize) -> Result<(), St
 fn memory_run(n: usize, from_bytes: bool) -> ExitCode {
     let mut store = Store::new();
     let written = if from_bytes {
-        let bytes = serde_json::to_vec(&generate_todos(n)).expect("todos serialize");
+        let mut bytes = serde_json::to_vec(&generate_todos(n)).expect("todos serialize");
+        // Sized to the text, as a body read with its length is: the doubling of a growing
+        // buffer would keep up to as much again spare.
+        bytes.shrink_to_fit();
         store.set_response_bytes::<Vec<Todo>>(TODOS_KEY, &(), &bytes)
     } else {
         store.set_response::<Vec<Todo>>(TODOS_KEY, &(), todos_value(n))
