@@ -81,6 +81,24 @@ fn r_err_2_pointer_escapes_tilde_and_slash() {
     );
 }
 
+/// R-ERR-2: a field of the wrong type is reported at its key, whether the parser lends the key
+/// from the input, unescapes it into a buffer of its own, or moves it in from a `Value`.
+#[test]
+fn r_err_2_a_failing_field_is_named_by_its_key_however_the_parser_gives_it() {
+    for text in [r#"[{"id": "x", "name": 1}]"#, r#"[{"id": "x", "na\u006de": 1}]"#] {
+        let value: Value = serde_json::from_str(text).unwrap();
+        let mut store = Store::new();
+        let from_bytes = store.set_response_bytes::<Vec<User>>("GET /users", &(), text.as_bytes());
+        let from_value = store.set_response::<Vec<User>>("GET /users", &(), value);
+        for err in [from_bytes.unwrap_err(), from_value.unwrap_err()] {
+            assert!(
+                matches!(&err, Error::Decode { position, .. } if position == "/0/name"),
+                "{text}: {err:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn r_err_2_input_nested_beyond_the_limit_is_an_error_not_a_stack_overflow() {
     let mut chain = Value::Null;

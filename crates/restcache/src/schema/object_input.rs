@@ -63,7 +63,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for OnlyObjects<V> {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         self.visitor.visit_map(Keyed {
             map,
-            key: String::new(),
+            key: Key::Borrowed(""),
         })
     }
 
@@ -130,18 +130,33 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for ObjectInput<D> {
     }
 }
 
-/// An object's entries, each key kept (in one buffer) until the next, to name where its value
-/// failed.
-struct Keyed<A> {
+/// An object's entries, each key kept until the next, to name where its value failed.
+struct Keyed<'de, A> {
     map: A,
-    key: String,
+    key: Key<'de>,
 }
 
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for Keyed<A> {
+/// The key of the entry being read: borrowed from the input where it can be, else owned (a key
+/// an owned `Value` moves in, or one the parser unescaped into a buffer of its own). Keeping it
+/// costs no allocation but for the last kind.
+enum Key<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl Key<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            Key::Borrowed(key) => key,
+            Key::Owned(key) => key,
+        }
+    }
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Keyed<'de, A> {
     type Error = A::Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
-        self.key.clear();
         self.map.next_key_seed(KeySeed {
             seed,
             key: &mut self.key,
@@ -151,7 +166,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Keyed<A> {
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, A::Error> {
         let value = self.map.next_value_seed(seed);
         if value.is_err() {
-            note_failure_at(&self.key);
+            note_failure_at(self.key.as_str());
         }
         value
     }
@@ -162,12 +177,12 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Keyed<A> {
 }
 
 /// A key's seed, keeping the key's text.
-struct KeySeed<'k, K> {
+struct KeySeed<'k, 'de, K> {
     seed: K,
-    key: &'k mut String,
+    key: &'k mut Key<'de>,
 }
 
-impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
+impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, 'de, K> {
     type Value = K::Value;
 
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<K::Value, D::Error> {
@@ -176,15 +191,15 @@ impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
 }
 
 /// A key's deserializer, keeping the text its visitor is given.
-struct KeyDe<'k, D> {
+struct KeyDe<'k, 'de, D> {
     de: D,
-    key: &'k mut String,
+    key: &'k mut Key<'de>,
 }
 
 /// A key's visitor, keeping the text it is given.
-struct KeyVisitor<'k, V> {
+struct KeyVisitor<'k, 'de, V> {
     visitor: V,
-    key: &'k mut String,
+    key: &'k mut Key<'de>,
 }
 
 macro_rules! forward_keyed {
@@ -197,7 +212,7 @@ macro_rules! forward_keyed {
     };
 }
 
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, D> {
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, 'de, D> {
     type Error = D::Error;
 
     forward_keyed! {
@@ -214,7 +229,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, D> {
     }
 }
 
-impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, V> {
+impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, 'de, V> {
     type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -222,18 +237,25 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, V> {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
-        self.key.push_str(v);
+        match self.key {
+            Key::Owned(key) => {
+                key.clear();
+                key.push_str(v);
+            }
+            key => *key = Key::Owned(v.to_owned()),
+        }
         self.visitor.visit_str(v)
     }
 
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
-        self.key.push_str(v);
+        *self.key = Key::Borrowed(v);
         self.visitor.visit_borrowed_str(v)
     }
 
+    // The key is moved in, and the row's visitor reads it as text (a field's name needs no more).
     fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
-        self.key.push_str(&v);
-        self.visitor.visit_string(v)
+        *self.key = Key::Owned(v);
+        self.visitor.visit_str(self.key.as_str())
     }
 
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<V::Value, E> {
