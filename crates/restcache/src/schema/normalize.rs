@@ -502,6 +502,9 @@ pub(crate) fn wrong_kind<E: de::Error>(expected: &str, found: &str) -> E {
     invalid(None, format!("expected {expected}, found {found}"))
 }
 
+/// How many elements of a list room is made for before they are read.
+const RESERVED_ITEMS: usize = 4096;
+
 /// `Vec<S>`: each element normalized with `S`, `null` inputs and results dropped.
 pub(crate) fn list<'de, S: Schema, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
     de.deserialize_any(ListVisitor::<S>(std::marker::PhantomData))
@@ -529,10 +532,13 @@ impl<'de, S: Schema> Visitor<'de> for ListVisitor<S> {
             Ok(std::mem::replace(&mut n.in_list, true))
         })
         .map_err(fail)?;
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        // A length the parser announces is a claim about input not yet read: room is made for
+        // at most RESERVED_ITEMS up front, and a longer list grows as it is read.
+        let announced = seq.size_hint().map(|n| n.min(RESERVED_ITEMS));
+        let mut out = Vec::with_capacity(announced.unwrap_or(0));
         // Each element of an entity list writes a row: once the first has, its table grows
         // once for the rest, not by doubling.
-        let mut reserve = matches!(S::KIND, SchemaKind::Entity).then(|| seq.size_hint()).flatten();
+        let mut reserve = announced.filter(|_| matches!(S::KIND, SchemaKind::Entity));
         let mut i = 0;
         let result = loop {
             with(|n| n.path.push(Seg::Index(i)));

@@ -752,6 +752,29 @@ mod tests {
         }
     }
 
+    /// R-RESP-4: a list reserves room for at most 4,096 rows up front (its map rounds that up to
+    /// its own sizes), whatever length its parser announces, so a short body of 100,001 elements
+    /// that are not entities does not make a table for 100,001 rows.
+    #[test]
+    fn r_resp_4_a_list_reserves_rows_for_at_most_4096_entities_up_front() {
+        let mut body = String::from(r#"[{"name": "a"}"#);
+        body.push_str(&",null".repeat(100_000));
+        body.push(']');
+        let syntax = |e| syntax_error(e, None);
+        for outcome in [
+            normalize_bytes::<Vec<Tag>>("GET", body.as_bytes(), &json!({}), None, &syntax),
+            normalize_value::<Vec<Tag>>("GET", serde_json::from_str(&body).unwrap(), &json!({}), None, None),
+        ] {
+            let pending = outcome.unwrap().pending;
+            assert_eq!(pending.tables[0].rows.len(), 1);
+            assert!(
+                pending.tables[0].rows.capacity() < 8_192,
+                "{}",
+                pending.tables[0].rows.capacity()
+            );
+        }
+    }
+
     /// R-STORE-1, R-NORM-9: a batch committed into a table that has no rows becomes that table:
     /// its rows keep their order of first occurrence (repeats combined), each gets the commit's
     /// meta and a version of its own, and the table's version is the last of them; the same
