@@ -705,15 +705,23 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
         serde_json::from_slice::<PlainProjectList>(long_bytes.as_bytes()).unwrap()
     });
     // What `normalizeLong fromBytes` is held to where the store parses with simd-json: the same
-    // copy of the bytes (simd-json parses in place) and the same buffers kept between calls.
+    // padded copy of the bytes (simd-json parses in place), and the same buffers and tape kept
+    // between calls.
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
-        let mut scratch = (Vec::new(), simd_json::Buffers::default());
+        let (mut input, mut buffers, mut tape) =
+            (Vec::new(), simd_json::Buffers::default(), simd_json::Tape(Vec::new()));
         b.run("parseLong simd-json typed", LONG_ITEMS, || {
-            let (input, buffers) = &mut scratch;
+            let len = long_bytes.len();
             input.clear();
             input.extend_from_slice(long_bytes.as_bytes());
-            simd_json::serde::from_slice_with_buffers::<PlainProjectList>(input, buffers).unwrap()
+            input.resize(len + simd_json::INPUT_PADDING, 0);
+            let mut filled = std::mem::replace(&mut tape, simd_json::Tape(Vec::new())).reset();
+            simd_json::fill_tape_padded(&mut input, len, &mut buffers, &mut filled).unwrap();
+            let mut de = simd_json::Deserializer::from_tape(filled);
+            let list = PlainProjectList::deserialize(&mut de).unwrap();
+            tape = de.into_tape().reset();
+            list
         });
     }
     b.run("parseLong serde_json Value", LONG_ITEMS, || {

@@ -32,10 +32,12 @@ pub(super) const MAX_BYTES: usize = 2 << 20;
 /// The largest body whose scratch memory a thread keeps for the next one (a few MiB at most).
 const KEPT_BYTES: usize = 1 << 20;
 
-/// A thread's scratch: the copy of the body simd-json parses in place, and its buffers.
+/// A thread's scratch: the copy of the body simd-json parses in place (with the padding it
+/// reads past the end, so it need not copy the body again), its buffers, and its tape, emptied.
 struct Scratch {
     input: Vec<u8>,
     buffers: simd_json::Buffers,
+    tape: simd_json::Tape<'static>,
 }
 
 thread_local! {
@@ -53,13 +55,25 @@ pub(super) fn normalize<S: Schema>(bytes: &[u8], args: &Value) -> Option<Outcome
         input: Vec::new(),
         // serde_json refuses a value at depth MAX_INPUT_DEPTH; simd-json's limit is one deeper.
         buffers: simd_json::Buffers::with_max_depth(bytes.len(), MAX_INPUT_DEPTH - 1),
+        tape: simd_json::Tape(Vec::new()),
     });
-    scratch.input.clear();
-    scratch.input.extend_from_slice(bytes);
-    let outcome = match simd_json::Deserializer::from_slice_with_buffers(&mut scratch.input, &mut scratch.buffers) {
-        // The error is dropped: serde_json's is the one given.
-        Ok(mut de) => run(args.clone(), None, || S::normalize(&mut de), |_, _, _| Error::Aborted).ok(),
-        Err(_) => None,
+    let Scratch { input, buffers, tape } = &mut scratch;
+    input.clear();
+    input.extend_from_slice(bytes);
+    input.resize(bytes.len() + simd_json::INPUT_PADDING, 0);
+    let mut filled = std::mem::replace(tape, simd_json::Tape(Vec::new())).reset();
+    let outcome = match simd_json::fill_tape_padded(input, bytes.len(), buffers, &mut filled) {
+        Ok(()) => {
+            let mut de = simd_json::Deserializer::from_tape(filled);
+            // The error is dropped: serde_json's is the one given.
+            let outcome = run(args.clone(), None, || S::normalize(&mut de), |_, _, _| Error::Aborted).ok();
+            *tape = de.into_tape().reset();
+            outcome
+        }
+        Err(_) => {
+            *tape = filled.reset();
+            None
+        }
     };
     if bytes.len() <= KEPT_BYTES {
         SCRATCH.with(|s| *s.borrow_mut() = Some(scratch));
