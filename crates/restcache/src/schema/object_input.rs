@@ -3,9 +3,9 @@
 //!
 //! serde's derive fills a struct from a map or, positionally, from a sequence; at an entity's
 //! place a response must hold an object (R-NORM-4), so any other kind is refused here, as an
-//! `InvalidResponse` naming the entity, before the row sees it. The keys the row reads pass
-//! through one buffer per object, so a value that fails to deserialize (a field of the wrong
-//! type) is reported at its own JSON Pointer, the field's.
+//! `InvalidResponse` naming the entity, before the row sees it. Each key the row reads is
+//! kept until the next (borrowed from the input where it can be), so a value that fails to
+//! deserialize (a field of the wrong type) is reported at its own JSON Pointer, the field's.
 
 use std::fmt;
 

@@ -1,6 +1,7 @@
 //! A response body normalized straight from its bytes by simd-json, on the targets where it
-//! has SIMD code (x86_64, aarch64; the CPU's instructions are picked at run time): the same normalization as serde_json's, behind serde's `Deserializer`,
-//! with the JSON scanned for structure many bytes at a time.
+//! has SIMD code (x86_64, aarch64; the CPU's instructions are picked at run time): the same
+//! normalization as serde_json's, behind serde's `Deserializer`, with the JSON scanned for
+//! structure many bytes at a time.
 //!
 //! It is a fast path only. A body it does not normalize (not JSON, refused by the schema,
 //! nested deeper than [`MAX_INPUT_DEPTH`], larger than [`MAX_BYTES`], or holding a number the
@@ -10,6 +11,7 @@
 //! [`AGREES`]), but for an `f32`, which simd-json rounds through an `f64` and serde_json rounds
 //! once, so the two may differ in its last bit. simd-json refuses the integers beyond 64 bits
 //! that serde_json reads as floats, so those go to serde_json too.
+//!
 //! Normalizing has no effect outside its outcome, so running it a second time is safe; a body
 //! refused here runs a schema's pk functions and its warnings a second time with serde_json.
 
