@@ -17,6 +17,11 @@ use crate::rows::Row;
 
 pub(crate) type TableId = u32;
 
+/// A row's key, its primary key: kept inline when it is no longer than a `String` (24 bytes on
+/// 64-bit targets, 12 on wasm32: numeric ids, short slugs), so such a row costs no allocation for
+/// its key and a lookup compares it in place.
+pub(crate) type Pk = compact_str::CompactString;
+
 /// The random state of the pk hash, drawn once per process: primary keys are chosen by
 /// servers, so the tables keep std's keyed SipHash-1-3 (`RandomState`) against collision
 /// flooding (HashDoS).
@@ -191,7 +196,7 @@ pub(crate) struct Slot {
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Table {
-    pub rows: IndexMap<String, Slot, PkHasher>,
+    pub rows: IndexMap<Pk, Slot, PkHasher>,
     /// Changes whenever any row's record changes or a row is added.
     pub version: u64,
 }
@@ -373,25 +378,37 @@ mod tests {
 
     use crate::rt::Instant;
 
-    use super::{PkHasher, Stamp};
+    use super::{Pk, PkHasher, Stamp};
 
-    /// A pk hashed in one pass ([`PkHasher::pk`]) has the hash a table's map gives it, so a
-    /// row written with the one is found by the other.
+    /// A pk hashed in one pass ([`PkHasher::pk`]) has the hash a table's map gives its key, kept
+    /// inline (up to 24 bytes) or not, so a row written with the one is found by the other; and
+    /// every key comes back as the text it was made from, multi-byte characters across the
+    /// 24-byte boundary included.
     #[test]
     fn a_pk_hashed_in_one_pass_has_the_maps_hash() {
         use std::hash::BuildHasher;
-        for n in 0..=40 {
-            let pk: String = (0..n).map(|i| char::from(b'0' + (i % 10) as u8)).collect();
-            assert_eq!(PkHasher::pk(&pk), PkHasher.hash_one(&pk), "{pk:?}");
-            assert_eq!(PkHasher::pk(&pk), PkHasher.hash_one(pk.as_str()), "{pk:?}");
-        }
+
         use indexmap::map::raw_entry_v1::RawEntryApiV1;
         let mut rows = indexmap::IndexMap::with_hasher(PkHasher);
-        rows.insert("gnoff".to_owned(), 1);
-        let found = rows
-            .raw_entry_v1()
-            .from_key_hashed_nocheck(PkHasher::pk("gnoff"), "gnoff");
-        assert_eq!(found, Some((&"gnoff".to_owned(), &1)));
+        let digits = |n: usize| (0..n).map(|i| char::from(b'0' + (i % 10) as u8)).collect::<String>();
+        let pks: Vec<String> = (0..=40)
+            .map(digits)
+            .chain((20..=26).map(|n| format!("{}é", digits(n))))
+            .chain(["ü".repeat(12), "ü".repeat(13), "\u{0}\"'<>".to_owned()])
+            .collect();
+        for (i, pk) in pks.iter().enumerate() {
+            let key = Pk::from(pk.as_str());
+            assert_eq!(PkHasher::pk(pk), PkHasher.hash_one(&key), "{pk:?}");
+            assert_eq!(PkHasher::pk(pk), PkHasher.hash_one(pk.as_str()), "{pk:?}");
+            assert!(rows.insert(key, i).is_none(), "{pk:?} is new");
+        }
+        for (i, pk) in pks.iter().enumerate() {
+            let found = rows
+                .raw_entry_v1()
+                .from_key_hashed_nocheck(PkHasher::pk(pk), pk.as_str());
+            assert_eq!(found.map(|(k, v)| (k.as_str(), *v)), Some((pk.as_str(), i)));
+            assert_eq!(rows.get(pk.as_str()), Some(&i), "{pk:?}");
+        }
     }
 
     /// R-NORM-7 compares `fetched_at`s as stamps: they order as their instants do, before and

@@ -26,7 +26,7 @@ use crate::error::Error;
 use crate::json::{MAX_INPUT_DEPTH, as_map};
 use crate::rows::{MergeOutcome, Row, RowData};
 use crate::schema::{Join, Schema, SchemaKind};
-use crate::tables::{EntityMeta, Members, PkHasher, Record, Slot};
+use crate::tables::{EntityMeta, Members, Pk, PkHasher, Record, Slot};
 
 /// One step of a JSON Pointer.
 #[derive(Clone, Debug)]
@@ -56,7 +56,7 @@ pub(crate) struct PendingTable {
     /// `pk → record`: an entity's record (all the response's fields for this pk, repeats
     /// combined), an INVALID mark, a collection's new list, or the references to add to a
     /// stored one ([`appended`](Self::appended)). Meta and version are set by the commit.
-    pub rows: IndexMap<String, Slot, PkHasher>,
+    pub rows: IndexMap<Pk, Slot, PkHasher>,
     /// The [`PkHasher`] hash of each row's pk, by row index, computed once and reused by a
     /// commit into a table that already has rows.
     pub hashes: Vec<u64>,
@@ -77,7 +77,7 @@ impl PendingTable {
     }
 
     /// The row of `pk`, added (as INVALID) if new; and its index.
-    fn row(&mut self, pk: String) -> (usize, &mut Record, bool) {
+    fn row(&mut self, pk: Pk) -> (usize, &mut Record, bool) {
         let hash = PkHasher::pk(&pk);
         match self.rows.raw_entry_mut_v1().from_key_hashed_nocheck(hash, pk.as_str()) {
             RawEntryMut::Occupied(o) => {
@@ -146,7 +146,7 @@ impl Pending {
 
     /// Sets the write of `(table, pk)`, replacing an earlier one; `appended` as
     /// [`PendingTable::appended`].
-    fn set(&mut self, table: &'static str, pk: String, record: Record, appended: Option<bool>) {
+    fn set(&mut self, table: &'static str, pk: Pk, record: Record, appended: Option<bool>) {
         let t = self.table(table);
         let (index, slot, _) = t.row(pk);
         *slot = record;
@@ -158,7 +158,7 @@ impl Pending {
 
     /// Adds an entity's row, combining it with an earlier occurrence of the same `(K, pk)` in
     /// document order: later fields win (R-NORM-6).
-    pub(crate) fn entity(&mut self, table: &'static str, pk: String, row: Box<dyn Row>) {
+    pub(crate) fn entity(&mut self, table: &'static str, pk: Pk, row: Box<dyn Row>) {
         let t = self.table(table);
         let (index, slot, new) = t.row(pk);
         let row = match slot {
@@ -174,7 +174,7 @@ impl Pending {
         }
     }
 
-    pub(crate) fn invalid(&mut self, table: &'static str, pk: String) {
+    pub(crate) fn invalid(&mut self, table: &'static str, pk: Pk) {
         self.set(table, pk, Record::Invalid, None);
     }
 
@@ -185,13 +185,13 @@ impl Pending {
     }
 
     /// A collection's new list, replacing the stored one (get_list, R-COL-3).
-    pub(crate) fn collection(&mut self, table: &'static str, pk: String, items: Vec<Value>) {
+    pub(crate) fn collection(&mut self, table: &'static str, pk: Pk, items: Vec<Value>) {
         self.set(table, pk, Record::List(Box::new(Members::new(items))), None);
     }
 
     /// References to add to a collection, at its end or its start (`front`), those the stored
     /// list holds skipped when the batch is committed (push, unshift, get_page).
-    pub(crate) fn appended(&mut self, table: &'static str, pk: String, items: Members, front: bool) {
+    pub(crate) fn appended(&mut self, table: &'static str, pk: Pk, items: Members, front: bool) {
         self.set(table, pk, Record::List(Box::new(items)), Some(front));
     }
 }
@@ -735,7 +735,7 @@ mod tests {
     fn a_list_reserves_rows_in_the_table_written_last() {
         let mut pending = Pending::default();
         for (table, pk) in [("Todo", "0"), ("User", "u"), ("Tag", "t"), ("User", "v")] {
-            pending.entity(table, pk.to_owned(), Box::new(crate::rows::JsonRow::default()));
+            pending.entity(table, Pk::from(pk), Box::new(crate::rows::JsonRow::default()));
         }
         pending.reserve_last(1_000);
         let capacity = |name: &str| pending.tables.iter().find(|t| t.name == name).unwrap().rows.capacity();

@@ -392,7 +392,7 @@ impl Store {
                 .iter()
                 .map(|(pk, slot)| {
                     serde_json::json!({
-                        "pk": pk,
+                        "pk": pk.as_str(),
                         "record": match &slot.record {
                             Record::Entity(row) => Value::Object(row.json()),
                             Record::List(items) => Value::Array(items.refs().to_vec()),
