@@ -81,7 +81,9 @@ impl<T: EntitySchema> Schema for All<T> {
         let Value::Array(refs) = crate::schema::normalize::list::<T, D>(de)? else {
             return Ok(Value::Array(Vec::new()));
         };
-        Ok(Value::Array(refs.into_iter().filter(Value::is_object).collect()))
+        // Collected in place, the filtered list would keep the whole list's room.
+        let kept = crate::schema::normalize::kept(refs.into_iter().filter(Value::is_object).collect());
+        Ok(Value::Array(kept))
     }
 
     fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {

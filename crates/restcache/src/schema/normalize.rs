@@ -505,6 +505,15 @@ pub(crate) fn wrong_kind<E: de::Error>(expected: &str, found: &str) -> E {
 /// How many elements of a list room is made for before they are read.
 const RESERVED_ITEMS: usize = 4096;
 
+/// A list as the store keeps it: one that grew by doubling gives back its spare room when that
+/// is more than a quarter of its length (a store holds its lists for as long as it lives).
+pub(crate) fn kept<T>(mut list: Vec<T>) -> Vec<T> {
+    if list.capacity() - list.len() > list.len() / 4 + 16 {
+        list.shrink_to_fit();
+    }
+    list
+}
+
 /// `Vec<S>`: each element normalized with `S`, `null` inputs and results dropped.
 pub(crate) fn list<'de, S: Schema, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
     de.deserialize_any(ListVisitor::<S>(std::marker::PhantomData))
@@ -555,7 +564,7 @@ impl<'de, S: Schema> Visitor<'de> for ListVisitor<S> {
                         with(|n| n.pending.reserve_last(len.saturating_sub(i + 1)));
                     }
                 }
-                Ok(None) => break Ok(Value::Array(out)),
+                Ok(None) => break Ok(Value::Array(kept(out))),
                 Err(e) => break Err(e),
             }
             i += 1;
@@ -727,6 +736,26 @@ mod tests {
         );
         assert!(failed.is_err());
         assert_eq!(installed(), None, "nothing left installed after an error");
+    }
+
+    /// R-STORE-1: a list the store keeps gives back the room it grew into when that is more than
+    /// a quarter of its length (and 16 elements); a list with little spare keeps it, as a copy
+    /// would cost more than it saves.
+    #[test]
+    fn r_store_1_a_kept_list_has_at_most_a_quarter_of_its_length_spare() {
+        let grown = |len: usize, capacity: usize| {
+            let mut list = Vec::<u64>::with_capacity(capacity);
+            list.extend(0..len as u64);
+            kept(list)
+        };
+        let list = grown(100_000, 131_072);
+        assert_eq!(list.len(), 100_000);
+        assert!(list.capacity() <= 100_000 + 100_000 / 4, "{}", list.capacity());
+        assert_eq!(list.iter().sum::<u64>(), (0..100_000).sum::<u64>(), "the elements stay");
+        assert_eq!(grown(100_000, 120_000).capacity(), 120_000);
+        assert_eq!(grown(3, 4).capacity(), 4);
+        assert_eq!(grown(0, 16).capacity(), 16);
+        assert!(grown(0, 17).capacity() < 17);
     }
 
     /// A list of entities grows the table its first element wrote last, once, wherever that

@@ -582,7 +582,10 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
         let (_, t) = tables.get_or_create(name);
         if t.rows.is_empty() {
             // Every row is new: the batch's map becomes the table, nothing is moved or hashed.
+            // Its spare room goes (rows are 80 bytes each); its hash index shrinks only if the
+            // list reserved more than it wrote (repeats, nulls), from the hashes the map keeps.
             t.rows = rows;
+            t.rows.shrink_to(t.rows.len());
             for slot in t.rows.values_mut() {
                 slot.meta = meta;
                 slot.version = Store::bump(next);
@@ -773,6 +776,20 @@ mod tests {
                 pending.tables[0].rows.capacity()
             );
         }
+    }
+
+    /// R-STORE-1: a table written whole from a list keeps no room its rows do not use (the
+    /// batch grew by doubling, up to a third of it spare): a store keeps what it holds for as
+    /// long as it lives.
+    #[test]
+    fn r_store_1_a_table_written_whole_keeps_no_spare_room() {
+        let tags: Vec<Value> = (0..3_000).map(|i| json!({"name": format!("t{i}")})).collect();
+        let body = serde_json::to_vec(&tags).unwrap();
+        let mut store = Store::new();
+        store.set_response_bytes::<Vec<Tag>>("GET /tags", &(), &body).unwrap();
+        let rows = &store.tables.by_name("Tag").unwrap().rows;
+        assert_eq!(rows.len(), 3_000);
+        assert_eq!(rows.capacity(), 3_000, "the rows' spare room");
     }
 
     /// R-STORE-1, R-NORM-9: a batch committed into a table that has no rows becomes that table:
