@@ -114,6 +114,11 @@ run_tests() {
     export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
     export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
     export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-120}"
+    # Chromium leaves a profile folder of about 80 MB per session in the temporary folder: give it
+    # one of its own, removed with the demo API when the script exits.
+    BROWSER_TMP=$(mktemp -d)
+    trap 'kill $DEMO_PID 2>/dev/null || true; rm -rf "$BROWSER_TMP"' EXIT
+    export TMPDIR="$BROWSER_TMP"
     # The runner reads the browser's options (headless, no sandbox as root) from webdriver.json.
     (cd crates/browser-tests && wasm_cargo test -p browser-tests)
     # The examples in the page, through their bindings (each with its own webdriver.json).
