@@ -3,14 +3,14 @@
 //! normalization as serde_json's, behind serde's `Deserializer`, with the JSON scanned for
 //! structure many bytes at a time.
 //!
-//! It is a fast path only. A body it does not normalize (not JSON, refused by the schema,
-//! nested deeper than [`MAX_INPUT_DEPTH`], larger than [`MAX_BYTES`], or holding a number the
-//! two parsers read differently) goes to serde_json, which gives the error, so every error, its
-//! message and its position are serde_json's. The two read every other number alike (serde_json
-//! with its `float_roundtrip` feature, which restcache turns on; checked once per process, see
-//! [`AGREES`]), but for an `f32`, which simd-json rounds through an `f64` and serde_json rounds
-//! once, so the two may differ in its last bit. simd-json refuses the integers beyond 64 bits
-//! that serde_json reads as floats, so those go to serde_json too.
+//! It is a fast path only. A body it does not normalize (not JSON, refused by the schema, not
+//! read whole by the schema, nested deeper than [`MAX_INPUT_DEPTH`], larger than [`MAX_BYTES`],
+//! or holding a number the two parsers read differently) goes to serde_json, which gives the
+//! error, so every error, its message and its position are serde_json's. The two read every
+//! other number alike (serde_json with its `float_roundtrip` feature, which restcache turns on;
+//! checked once per process, see [`AGREES`]), but for an `f32`, which simd-json rounds through
+//! an `f64` and serde_json rounds once, so the two may differ in its last bit. simd-json refuses
+//! the integers beyond 64 bits that serde_json reads as floats, so those go to serde_json too.
 //!
 //! Normalizing has no effect outside its outcome, so running it a second time is safe; a body
 //! refused here runs a schema's pk functions and its warnings a second time with serde_json.
@@ -18,6 +18,8 @@
 use std::cell::RefCell;
 use std::sync::LazyLock;
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use crate::error::Error;
@@ -67,8 +69,17 @@ pub(super) fn normalize<S: Schema>(bytes: &[u8], args: &Value) -> Option<Outcome
     let outcome = match simd_json::fill_tape_padded(input, bytes.len(), buffers, &mut filled) {
         Ok(()) => {
             let mut de = simd_json::Deserializer::from_tape(filled);
+            let normalize = || {
+                let result = S::normalize(&mut de)?;
+                // The body must be read whole, as serde_json's `end` checks: a value the schema
+                // left unread is one more on the tape.
+                match IgnoredAny::deserialize(&mut de) {
+                    Ok(_) => Err(<simd_json::Error as serde::de::Error>::custom("trailing input")),
+                    Err(_) => Ok(result),
+                }
+            };
             // The error is dropped: serde_json's is the one given.
-            let outcome = run(args.clone(), None, || S::normalize(&mut de), |_, _, _| Error::Aborted).ok();
+            let outcome = run(args.clone(), None, normalize, |_, _, _| Error::Aborted).ok();
             *tape = de.into_tape().reset();
             outcome
         }
@@ -113,7 +124,70 @@ fn has_negative_zero(bytes: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Value, json};
+
     use super::{AGREES, has_negative_zero};
+    use crate::Store;
+    use crate::schema::{DenormalizeCtx, Schema, Unresolved};
+
+    /// A hand-written schema that returns without reading its value.
+    struct Unread;
+
+    impl Schema for Unread {
+        type Output = ();
+
+        fn normalize<'de, D: serde::Deserializer<'de>>(_: D) -> Result<Value, D::Error> {
+            Ok(Value::Null)
+        }
+
+        fn denormalize<'s>(_: &'s Value, _: &mut DenormalizeCtx<'s>) -> Result<(), Unresolved> {
+            Ok(())
+        }
+    }
+
+    /// R-NORM-2: a body is read whole whichever parser reads it. A schema that leaves its value
+    /// unread is refused as serde_json refuses it (the rest of the body is trailing input), on
+    /// the fast path too, and nothing is written; a schema that reads its value is written.
+    #[test]
+    fn r_norm_2_a_schema_that_leaves_its_value_unread_is_refused_by_either_parser() {
+        let mut store = Store::new();
+        for body in [&br#"{"id": 1}"#[..], b"[1, 2]", b"7", b"\"text\""] {
+            let err = store
+                .set_response_bytes::<Unread>("GET /unread", &(), body)
+                .unwrap_err();
+            assert!(
+                err.to_string().contains("trailing"),
+                "{}: {err}",
+                String::from_utf8_lossy(body)
+            );
+            assert!(store.get_response::<()>("GET /unread", &()).unwrap().data.is_none());
+        }
+        // On the fast path itself: every kind of body a schema reads whole stays on it, and the
+        // same body left unread leaves it.
+        let args = json!({});
+        for body in [
+            &b"[]"[..],
+            b"{}",
+            b"null",
+            b"true",
+            b"7",
+            b"\"t\"",
+            br#"[{"id": 1}, [2]]"#,
+        ] {
+            let text = String::from_utf8_lossy(body);
+            assert!(super::normalize::<Value>(body, &args).is_some(), "{text}");
+            assert!(super::normalize::<()>(body, &args).is_some(), "{text}");
+            assert!(super::normalize::<Unread>(body, &args).is_none(), "{text}");
+        }
+        store
+            .set_response_bytes::<()>("GET /read", &(), br#"{"id": 1}"#)
+            .unwrap();
+        store
+            .set_response_bytes::<Value>("GET /value", &(), br#"{"id": 1}"#)
+            .unwrap();
+        let read = store.get_response::<Value>("GET /value", &()).unwrap().data.unwrap();
+        assert_eq!(*read, json!({"id": 1}));
+    }
 
     /// R-NORM-2: in this build simd-json reads numbers as serde_json does, so bodies take the
     /// fast path (a feature turned on elsewhere in a build would send them all to serde_json).
