@@ -38,9 +38,14 @@
 //! Yardsticks, with no reference figure: `parseLong serde_json typed`/`Value` and `parseLong
 //! simd-json typed` (what fromBytes is held to: the store parses bodies with simd-json on x86_64
 //! and aarch64), `decodeLong typed from Value` (serde filling the plain structs from the moved-in
-//! `Value`: the floor of any normalization into typed rows from it), and the `clone…` rows (`cloneLong typed`, `cloneOne Project typed`, `cloneOne
-//! GithubUser typed`, `scale clone typed N`), a `Clone::clone` of exactly what the matching read
-//! returns: the allocation any read of owned output must do, and nothing else. The `drain…` rows
+//! `Value`: the floor of any normalization into typed rows from it), the two floors of a store
+//! keyed by pk (`normalizeLong floor (typed parse + tables)`: the simd-json typed parse, then each
+//! entity moved into its type's table under its inline pk, nested entities and the list replaced
+//! by pks; `mergeLong floor (typed decode + lookups)`: the decode from the `Value`, then each
+//! entity found by its pk in tables that hold the list, compared and dropped), and the `clone…`
+//! rows (`cloneLong typed`, `cloneOne Project typed`, `cloneOne GithubUser typed`, `scale clone
+//! typed N`), a `Clone::clone` of exactly what the matching read returns: the allocation any read
+//! of owned output must do, and nothing else. The `drain…` rows
 //! (`drainLong Value`, `drainOne GithubUser Value`, `scale drain Value N`) are the yardsticks of
 //! normalizing a parsed `Value` that is moved in: each object's fields moved out of its map into a
 //! vector of their count, recursively (`drain`), keys kept: a walk of the input that frees nothing
@@ -197,7 +202,7 @@ struct Todo {
 
 /// The long list as plain serde structs: what `serde_json::from_slice` into typed values costs,
 /// the yardstick for `normalizeLong fromBytes`.
-#[derive(Deserialize)]
+#[derive(Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 struct PlainBuildType {
@@ -211,14 +216,14 @@ struct PlainBuildType {
     description: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 struct PlainBuildTypes {
     #[allow(dead_code)]
     build_type: Vec<PlainBuildType>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 struct PlainProject {
@@ -236,6 +241,10 @@ struct PlainProjectList {
     #[allow(dead_code)]
     project: Vec<PlainProject>,
 }
+
+/// The hash of the floors' tables: foldhash with a random seed, the fastest the store may use
+/// for pks (issue #25; the store keeps std's SipHash, which measures as fast for it).
+type FloorHash = foldhash::quality::RandomState;
 
 // ---------------------------------------------------------------------------------------------
 // The Todo generator of the README (field order = the files' key order).
@@ -596,6 +605,8 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
         "parseLong serde_json typed",
         "parseLong simd-json typed",
         "parseLong serde_json Value",
+        "normalizeLong floor (typed parse + tables)",
+        "mergeLong floor (typed decode + lookups)",
         "cloneLong typed",
         "cloneOne Project typed",
         "denormalizeLong donotcache",
@@ -681,6 +692,38 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
         || long.clone(),
         |v| serde_json::from_value::<PlainProjectList>(v).unwrap(),
     );
+    // The least a merge of the list into tables that hold it does after that decode: each
+    // entity found by its pk (kept inline, hashed with [`FloorHash`]) and compared with the stored
+    // one, then dropped.
+    type Pk = compact_str::CompactString;
+    let (mut stored_projects, mut stored_build_types) = (
+        indexmap::IndexMap::<Pk, PlainProject, FloorHash>::default(),
+        indexmap::IndexMap::<Pk, PlainBuildType, FloorHash>::default(),
+    );
+    let decoded = serde_json::from_value::<PlainProjectList>(long.clone()).map_err(|e| e.to_string())?;
+    for mut project in decoded.project {
+        for bt in std::mem::take(&mut project.build_types.build_type) {
+            stored_build_types.insert(Pk::from(bt.id.as_str()), bt);
+        }
+        stored_projects.insert(Pk::from(project.id.as_str()), project);
+    }
+    b.run_with(
+        "mergeLong floor (typed decode + lookups)",
+        LONG_ITEMS,
+        || long.clone(),
+        |v| {
+            let list = serde_json::from_value::<PlainProjectList>(v).unwrap();
+            let mut changed = 0usize;
+            for mut project in list.project {
+                for bt in std::mem::take(&mut project.build_types.build_type) {
+                    changed += usize::from(stored_build_types.get(bt.id.as_str()) != Some(&bt));
+                }
+                changed += usize::from(stored_projects.get(project.id.as_str()) != Some(&project));
+            }
+            changed
+        },
+    );
+    drop((stored_projects, stored_build_types));
     b.run_with("normalizeLong copy", LONG_ITEMS, Store::new, |mut s| {
         s.set_response::<ProjectList>(LONG_KEY, &(), &long).unwrap();
         s
@@ -722,6 +765,39 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
             let list = PlainProjectList::deserialize(&mut de).unwrap();
             tape = de.into_tape().reset();
             list
+        });
+        // The least any normalizing store keyed by pk does after that parse: each entity moved into
+        // its type's table under its pk (kept inline, hashed with [`FloorHash`]), nested entities
+        // replaced by their pks, the list by its projects' pks.
+        b.run("normalizeLong floor (typed parse + tables)", LONG_ITEMS, || {
+            let len = long_bytes.len();
+            input.clear();
+            input.extend_from_slice(long_bytes.as_bytes());
+            input.resize(len + simd_json::INPUT_PADDING, 0);
+            let mut filled = std::mem::replace(&mut tape, simd_json::Tape(Vec::new())).reset();
+            simd_json::fill_tape_padded(&mut input, len, &mut buffers, &mut filled).unwrap();
+            let mut de = simd_json::Deserializer::from_tape(filled);
+            let list = PlainProjectList::deserialize(&mut de).unwrap();
+            tape = de.into_tape().reset();
+            type Pk = compact_str::CompactString;
+            let mut projects = indexmap::IndexMap::<Pk, (PlainProject, Vec<Pk>), FloorHash>::default();
+            let mut build_types = indexmap::IndexMap::<Pk, PlainBuildType, FloorHash>::default();
+            let mut result = Vec::with_capacity(list.project.len());
+            for mut project in list.project {
+                let nested = std::mem::take(&mut project.build_types.build_type);
+                let refs: Vec<Pk> = nested
+                    .into_iter()
+                    .map(|bt| {
+                        let pk = Pk::from(bt.id.as_str());
+                        build_types.insert(pk.clone(), bt);
+                        pk
+                    })
+                    .collect();
+                let pk = Pk::from(project.id.as_str());
+                projects.insert(pk.clone(), (project, refs));
+                result.push(pk);
+            }
+            (projects, build_types, result)
         });
     }
     b.run("parseLong serde_json Value", LONG_ITEMS, || {
