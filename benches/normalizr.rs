@@ -38,11 +38,13 @@
 //! Yardsticks, with no reference figure: `parseLong serde_json typed`/`Value` and `parseLong
 //! simd-json typed` (what fromBytes is held to: the store parses bodies with simd-json on x86_64
 //! and aarch64), `decodeLong typed from Value` (serde filling the plain structs from the moved-in
-//! `Value`: the floor of any normalization into typed rows from it), the two floors of a store
-//! keyed by pk (`normalizeLong floor (typed parse + tables)`: the simd-json typed parse, then each
+//! `Value`: the floor of any normalization into typed rows from it), the floors of a store keyed
+//! by pk (`normalizeLong floor (typed parse + tables)`: the simd-json typed parse, then each
 //! entity moved into its type's table under its inline pk, nested entities and the list replaced
 //! by pks; `mergeLong floor (typed decode + lookups)`: the decode from the `Value`, then each
-//! entity found by its pk in tables that hold the list, compared and dropped), and the `clone…`
+//! entity found by its pk in tables that hold the list, compared and dropped; `readLong floor
+//! (row lookups + clones)`: each entity of the list found by its row and cloned into the read's
+//! output), and the `clone…`
 //! rows (`cloneLong typed`, `cloneOne Project typed`, `cloneOne GithubUser typed`, `scale clone
 //! typed N`), a `Clone::clone` of exactly what the matching read returns: the allocation any read
 //! of owned output must do, and nothing else. The `drain…` rows
@@ -242,9 +244,9 @@ struct PlainProjectList {
     project: Vec<PlainProject>,
 }
 
-/// The hash of the floors' tables: foldhash with a random seed, the fastest the store may use
-/// for pks (issue #25; the store keeps std's SipHash, which measures as fast for it).
-type FloorHash = foldhash::quality::RandomState;
+/// The hash of the floors' tables: foldhash's fast hash with a random seed, the fastest the
+/// store may use for pks (issue #25; the store keeps std's SipHash, as fast for it within noise).
+type FloorHash = foldhash::fast::RandomState;
 
 // ---------------------------------------------------------------------------------------------
 // The Todo generator of the README (field order = the files' key order).
@@ -608,6 +610,7 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
         "normalizeLong floor (typed parse + tables)",
         "mergeLong floor (typed decode + lookups)",
         "cloneLong typed",
+        "readLong floor (row lookups + clones)",
         "cloneOne Project typed",
         "denormalizeLong donotcache",
         "denormalizeLong memo-cold",
@@ -696,34 +699,42 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
     // entity found by its pk (kept inline, hashed with [`FloorHash`]) and compared with the stored
     // one, then dropped.
     type Pk = compact_str::CompactString;
-    let (mut stored_projects, mut stored_build_types) = (
-        indexmap::IndexMap::<Pk, PlainProject, FloorHash>::default(),
+    let (mut stored_projects, mut stored_build_types, mut stored_list) = (
+        indexmap::IndexMap::<Pk, (PlainProject, Vec<Pk>), FloorHash>::default(),
         indexmap::IndexMap::<Pk, PlainBuildType, FloorHash>::default(),
+        Vec::new(),
     );
     let decoded = serde_json::from_value::<PlainProjectList>(long.clone()).map_err(|e| e.to_string())?;
     for mut project in decoded.project {
+        let mut refs = Vec::new();
         for bt in std::mem::take(&mut project.build_types.build_type) {
+            refs.push(Pk::from(bt.id.as_str()));
             stored_build_types.insert(Pk::from(bt.id.as_str()), bt);
         }
-        stored_projects.insert(Pk::from(project.id.as_str()), project);
+        stored_list.push(Pk::from(project.id.as_str()));
+        stored_projects.insert(Pk::from(project.id.as_str()), (project, refs));
+    }
+    let merge_floor = |v: Value| {
+        let list = serde_json::from_value::<PlainProjectList>(v).unwrap();
+        let mut changed = 0usize;
+        for mut project in list.project {
+            for bt in std::mem::take(&mut project.build_types.build_type) {
+                changed += usize::from(stored_build_types.get(bt.id.as_str()) != Some(&bt));
+            }
+            changed += usize::from(stored_projects.get(project.id.as_str()).map(|(p, _)| p) != Some(&project));
+        }
+        changed
+    };
+    // Every entity is found and equal, so each is compared in full.
+    if merge_floor(long.clone()) != 0 {
+        return Err("the merge floor found entities that differ".to_owned());
     }
     b.run_with(
         "mergeLong floor (typed decode + lookups)",
         LONG_ITEMS,
         || long.clone(),
-        |v| {
-            let list = serde_json::from_value::<PlainProjectList>(v).unwrap();
-            let mut changed = 0usize;
-            for mut project in list.project {
-                for bt in std::mem::take(&mut project.build_types.build_type) {
-                    changed += usize::from(stored_build_types.get(bt.id.as_str()) != Some(&bt));
-                }
-                changed += usize::from(stored_projects.get(project.id.as_str()) != Some(&project));
-            }
-            changed
-        },
+        merge_floor,
     );
-    drop((stored_projects, stored_build_types));
     b.run_with("normalizeLong copy", LONG_ITEMS, Store::new, |mut s| {
         s.set_response::<ProjectList>(LONG_KEY, &(), &long).unwrap();
         s
@@ -780,8 +791,15 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
             let list = PlainProjectList::deserialize(&mut de).unwrap();
             tape = de.into_tape().reset();
             type Pk = compact_str::CompactString;
-            let mut projects = indexmap::IndexMap::<Pk, (PlainProject, Vec<Pk>), FloorHash>::default();
-            let mut build_types = indexmap::IndexMap::<Pk, PlainBuildType, FloorHash>::default();
+            let nested: usize = list.project.iter().map(|p| p.build_types.build_type.len()).sum();
+            let mut projects = indexmap::IndexMap::<Pk, (PlainProject, Vec<Pk>), FloorHash>::with_capacity_and_hasher(
+                list.project.len(),
+                FloorHash::default(),
+            );
+            let mut build_types = indexmap::IndexMap::<Pk, PlainBuildType, FloorHash>::with_capacity_and_hasher(
+                nested,
+                FloorHash::default(),
+            );
             let mut result = Vec::with_capacity(list.project.len());
             for mut project in list.project {
                 let nested = std::mem::take(&mut project.build_types.build_type);
@@ -808,6 +826,55 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
     let typed =
         bench_hooks::read_uncached::<ProjectList>(&store, LONG_KEY, &()).ok_or("the long list does not read")?;
     b.run("cloneLong typed", LONG_ITEMS, || typed.clone());
+    // The least a read of the list from tables does: each project and build type found by its
+    // row (references kept as row indices, no hash) and its fields cloned into the output
+    // (`cloneLong typed`'s output).
+    let rows: Vec<(usize, Vec<usize>)> = stored_list
+        .iter()
+        .filter_map(|pk| {
+            let (at, _, (_, refs)) = stored_projects.get_full(pk.as_str())?;
+            let refs = refs.iter().filter_map(|r| stored_build_types.get_index_of(r.as_str()));
+            Some((at, refs.collect()))
+        })
+        .collect();
+    let read_floor = || {
+        let project = rows
+            .iter()
+            .map(|(at, refs)| {
+                let (_, (p, _)) = stored_projects.get_index(*at).expect("a stored project");
+                let build_type = refs
+                    .iter()
+                    .map(|r| {
+                        let (_, b) = stored_build_types.get_index(*r).expect("a stored build type");
+                        BuildType {
+                            id: b.id.clone(),
+                            internal_id: b.internal_id.clone(),
+                            name: b.name.clone(),
+                            kind: b.kind.clone(),
+                            paused: b.paused,
+                            project_id: b.project_id.clone(),
+                            description: b.description.clone(),
+                        }
+                    })
+                    .collect();
+                Project {
+                    id: p.id.clone(),
+                    internal_id: p.internal_id.clone(),
+                    name: p.name.clone(),
+                    parent_project_id: p.parent_project_id.clone(),
+                    archived: p.archived,
+                    description: p.description.clone(),
+                    build_types: BuildTypes { build_type },
+                }
+            })
+            .collect();
+        ProjectList { project }
+    };
+    if read_floor() != typed {
+        return Err("the read floor's output differs from the read's".to_owned());
+    }
+    b.run("readLong floor (row lookups + clones)", LONG_ITEMS, read_floor);
+    drop((stored_projects, stored_build_types, stored_list));
     drop(typed);
     let typed = one.clone().ok_or("the project does not read")?;
     b.run("cloneOne Project typed", 4, || typed.clone());
