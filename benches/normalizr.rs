@@ -244,6 +244,42 @@ struct PlainProjectList {
     project: Vec<PlainProject>,
 }
 
+/// simd-json's buffers and tape, kept between calls as the store keeps them, and the padded copy
+/// of the bytes it parses in place.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+struct SimdScratch {
+    input: Vec<u8>,
+    buffers: simd_json::Buffers,
+    tape: simd_json::Tape<'static>,
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+impl Default for SimdScratch {
+    fn default() -> Self {
+        SimdScratch {
+            input: Vec::new(),
+            buffers: simd_json::Buffers::default(),
+            tape: simd_json::Tape(Vec::new()),
+        }
+    }
+}
+
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+impl SimdScratch {
+    /// The long list's bytes parsed into its plain structs.
+    fn parse(&mut self, bytes: &[u8]) -> PlainProjectList {
+        self.input.clear();
+        self.input.extend_from_slice(bytes);
+        self.input.resize(bytes.len() + simd_json::INPUT_PADDING, 0);
+        let mut filled = std::mem::replace(&mut self.tape, simd_json::Tape(Vec::new())).reset();
+        simd_json::fill_tape_padded(&mut self.input, bytes.len(), &mut self.buffers, &mut filled).unwrap();
+        let mut de = simd_json::Deserializer::from_tape(filled);
+        let list = PlainProjectList::deserialize(&mut de).unwrap();
+        self.tape = de.into_tape().reset();
+        list
+    }
+}
+
 /// The hash of the floors' tables: foldhash's fast hash with a random seed, the fastest the
 /// store may use for pks (issue #25; the store keeps std's SipHash, as fast for it within noise).
 type FloorHash = foldhash::fast::RandomState;
@@ -763,33 +799,15 @@ fn long_workloads(b: &mut Bench) -> Result<(), String> {
     // between calls.
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
-        let (mut input, mut buffers, mut tape) =
-            (Vec::new(), simd_json::Buffers::default(), simd_json::Tape(Vec::new()));
+        let mut scratch = SimdScratch::default();
         b.run("parseLong simd-json typed", LONG_ITEMS, || {
-            let len = long_bytes.len();
-            input.clear();
-            input.extend_from_slice(long_bytes.as_bytes());
-            input.resize(len + simd_json::INPUT_PADDING, 0);
-            let mut filled = std::mem::replace(&mut tape, simd_json::Tape(Vec::new())).reset();
-            simd_json::fill_tape_padded(&mut input, len, &mut buffers, &mut filled).unwrap();
-            let mut de = simd_json::Deserializer::from_tape(filled);
-            let list = PlainProjectList::deserialize(&mut de).unwrap();
-            tape = de.into_tape().reset();
-            list
+            scratch.parse(long_bytes.as_bytes())
         });
         // The least any normalizing store keyed by pk does after that parse: each entity moved into
         // its type's table under its pk (kept inline, hashed with [`FloorHash`]), nested entities
         // replaced by their pks, the list by its projects' pks.
         b.run("normalizeLong floor (typed parse + tables)", LONG_ITEMS, || {
-            let len = long_bytes.len();
-            input.clear();
-            input.extend_from_slice(long_bytes.as_bytes());
-            input.resize(len + simd_json::INPUT_PADDING, 0);
-            let mut filled = std::mem::replace(&mut tape, simd_json::Tape(Vec::new())).reset();
-            simd_json::fill_tape_padded(&mut input, len, &mut buffers, &mut filled).unwrap();
-            let mut de = simd_json::Deserializer::from_tape(filled);
-            let list = PlainProjectList::deserialize(&mut de).unwrap();
-            tape = de.into_tape().reset();
+            let list = scratch.parse(long_bytes.as_bytes());
             type Pk = compact_str::CompactString;
             let nested: usize = list.project.iter().map(|p| p.build_types.build_type.len()).sum();
             let mut projects = indexmap::IndexMap::<Pk, (PlainProject, Vec<Pk>), FloorHash>::with_capacity_and_hasher(

@@ -16,7 +16,7 @@ use super::{EntityField, EntitySchema, Registry, Schema};
 use crate::json::as_map;
 use crate::pk::string_form;
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
-use crate::tables::{Members, Pk, Record, Slot, Tables};
+use crate::tables::{Members, Record, Slot, Tables};
 
 /// Decides which lists a created entity joins, and how nested collections are keyed.
 ///
@@ -250,9 +250,9 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
                 let members = Members::unique(refs);
                 // A page's fetch resolves to the page, not to the list it joins (R-FETCH-5).
                 n.pending.pages.push((table, pk.clone(), members.clone()));
-                n.pending.appended(table, Pk::from(pk.as_str()), members, false);
+                n.pending.appended(table, &pk, members, false);
             } else {
-                n.pending.collection(table, Pk::from(pk.as_str()), refs);
+                n.pending.collection(table, &pk, refs);
             }
             pk
         });
@@ -390,7 +390,7 @@ impl Join {
             };
             if accepts(&filter, args, body, non_filter) {
                 let item = Members::unique(vec![self.item.clone()]);
-                pending.appended(self.table, pk.clone(), item, self.front);
+                pending.appended(self.table, pk, item, self.front);
             }
         }
     }

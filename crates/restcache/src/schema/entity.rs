@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::json::kind;
 use crate::pk::string_form;
 use crate::rows::EntityRow;
-use crate::tables::{Pk, Record};
+use crate::tables::Record;
 
 /// A type whose values are stored in the entity table `KEY`, one row per primary key.
 ///
@@ -109,7 +109,7 @@ pub(crate) fn normalize_entity<'de, E: Entity, D: Deserializer<'de>>(de: D) -> R
     let Some(pk) = pk else {
         return Err(invalid(Some(E::KEY), "missing or empty primary key"));
     };
-    with(|n| n.pending.entity(E::KEY, Pk::from(pk.as_str()), Box::new(row)));
+    with(|n| n.pending.entity(E::KEY, &pk, Box::new(row)));
     Ok(pk)
 }
 /// The `Schema` methods of an entity, which `#[derive(Entity)]` (or
@@ -161,7 +161,7 @@ pub mod entity_impl {
         let input: Value = serde::Deserialize::deserialize(de)?;
         let pk = crate::schema::normalize::with(|n| invalidated_pk(&input, n, E::KEY, E::pk))
             .map_err(crate::schema::normalize::fail)?;
-        crate::schema::normalize::with(|n| n.pending.invalid(E::KEY, Pk::from(pk.as_str())));
+        crate::schema::normalize::with(|n| n.pending.invalid(E::KEY, &pk));
         Ok(pk)
     }
 }

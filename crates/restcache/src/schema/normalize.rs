@@ -77,9 +77,9 @@ impl PendingTable {
     }
 
     /// The row of `pk`, added (as INVALID) if new; and its index.
-    fn row(&mut self, pk: Pk) -> (usize, &mut Record, bool) {
-        let hash = PkHasher::pk(&pk);
-        match self.rows.raw_entry_mut_v1().from_key_hashed_nocheck(hash, pk.as_str()) {
+    fn row(&mut self, pk: &str) -> (usize, &mut Record, bool) {
+        let hash = PkHasher::pk(pk);
+        match self.rows.raw_entry_mut_v1().from_key_hashed_nocheck(hash, pk) {
             RawEntryMut::Occupied(o) => {
                 let index = o.index();
                 (index, &mut o.into_mut().record, false)
@@ -92,7 +92,11 @@ impl PendingTable {
                     meta: EntityMeta::UNSET,
                     version: 0,
                 };
-                (index, &mut v.insert_hashed_nocheck(hash, pk, slot).1.record, true)
+                (
+                    index,
+                    &mut v.insert_hashed_nocheck(hash, Pk::from(pk), slot).1.record,
+                    true,
+                )
             }
         }
     }
@@ -146,7 +150,7 @@ impl Pending {
 
     /// Sets the write of `(table, pk)`, replacing an earlier one; `appended` as
     /// [`PendingTable::appended`].
-    fn set(&mut self, table: &'static str, pk: Pk, record: Record, appended: Option<bool>) {
+    fn set(&mut self, table: &'static str, pk: &str, record: Record, appended: Option<bool>) {
         let t = self.table(table);
         let (index, slot, _) = t.row(pk);
         *slot = record;
@@ -158,7 +162,7 @@ impl Pending {
 
     /// Adds an entity's row, combining it with an earlier occurrence of the same `(K, pk)` in
     /// document order: later fields win (R-NORM-6).
-    pub(crate) fn entity(&mut self, table: &'static str, pk: Pk, row: Box<dyn Row>) {
+    pub(crate) fn entity(&mut self, table: &'static str, pk: &str, row: Box<dyn Row>) {
         let t = self.table(table);
         let (index, slot, new) = t.row(pk);
         let row = match slot {
@@ -174,7 +178,7 @@ impl Pending {
         }
     }
 
-    pub(crate) fn invalid(&mut self, table: &'static str, pk: Pk) {
+    pub(crate) fn invalid(&mut self, table: &'static str, pk: &str) {
         self.set(table, pk, Record::Invalid, None);
     }
 
@@ -185,13 +189,13 @@ impl Pending {
     }
 
     /// A collection's new list, replacing the stored one (get_list, R-COL-3).
-    pub(crate) fn collection(&mut self, table: &'static str, pk: Pk, items: Vec<Value>) {
+    pub(crate) fn collection(&mut self, table: &'static str, pk: &str, items: Vec<Value>) {
         self.set(table, pk, Record::List(Box::new(Members::new(items))), None);
     }
 
     /// References to add to a collection, at its end or its start (`front`), those the stored
     /// list holds skipped when the batch is committed (push, unshift, get_page).
-    pub(crate) fn appended(&mut self, table: &'static str, pk: Pk, items: Members, front: bool) {
+    pub(crate) fn appended(&mut self, table: &'static str, pk: &str, items: Members, front: bool) {
         self.set(table, pk, Record::List(Box::new(items)), Some(front));
     }
 }
@@ -764,7 +768,7 @@ mod tests {
     fn a_list_reserves_rows_in_the_table_written_last() {
         let mut pending = Pending::default();
         for (table, pk) in [("Todo", "0"), ("User", "u"), ("Tag", "t"), ("User", "v")] {
-            pending.entity(table, Pk::from(pk), Box::new(crate::rows::JsonRow::default()));
+            pending.entity(table, pk, Box::new(crate::rows::JsonRow::default()));
         }
         pending.reserve_last(1_000);
         let capacity = |name: &str| pending.tables.iter().find(|t| t.name == name).unwrap().rows.capacity();

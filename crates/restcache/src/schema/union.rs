@@ -12,7 +12,7 @@ use super::entity::invalidated_pk;
 use super::normalize::{fail, invalid, take_error, with};
 use crate::pk::string_form;
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
-use crate::tables::{Pk, Record};
+use crate::tables::Record;
 
 /// An enum whose variants each wrap one [`Entity`](super::Entity), chosen per input by an
 /// attribute. Derive it with `#[derive(Union)]`:
@@ -344,7 +344,7 @@ fn invalidate_value<U: Union>(
             .get(i)
             .ok_or_else(|| ctx.invalid(Some(U::NAME), "no such variant"))?;
         let pk = invalidated_pk(input, ctx, key, |o| U::pk_of_variant(i, o))?;
-        ctx.pending.invalid(key, Pk::from(pk.as_str()));
+        ctx.pending.invalid(key, &pk);
         return Ok(pk);
     }
     // An object whose attribute names no variant is skipped: it deletes nothing (R-INV-1).

@@ -16,7 +16,7 @@ use crate::rows::MergeOutcome;
 use crate::schema::denormalize::DenormalizeCtx;
 use crate::schema::normalize::{Outcome, Pending, PendingTable, appended_at, run};
 use crate::schema::{CollectionPolicy, Schema, SchemaKind, join_lists};
-use crate::tables::{EntityMeta, Layered, Pk, Record, Slot, Tables};
+use crate::tables::{EntityMeta, Layered, Record, Slot, Tables};
 
 /// The value a response stands for, after the empty-response rules (R-RESP-5, R-RESP-6).
 pub(super) fn prepare(
@@ -218,7 +218,7 @@ pub(super) fn settle(
     join_lists(pending, tables.base, args, body, policy);
     for (table, pk) in std::mem::take(&mut pending.if_stored) {
         if tables.find(table, &pk).is_some() {
-            pending.invalid(table, Pk::from(pk));
+            pending.invalid(table, &pk);
         }
     }
 }
