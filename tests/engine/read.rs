@@ -361,3 +361,67 @@ fn r_norm_5_records_of_some_declared_fields_read_like_records_found_by_name() {
         assert_eq!(*data::<Wide>(&other, "GET /wide/1", &json!({})), wide("", "B", None, 2));
     }
 }
+
+/// Some fields of `TodoPage`: a result `TodoPage` wrote, read in its JSON form.
+#[derive(Clone, Debug, Default, PartialEq, Schema)]
+struct TodoPageTotal {
+    total: u64,
+    #[schema(nested)]
+    results: TodoList,
+}
+
+/// R-READ-6: a key read with another schema than the one that wrote it takes the stored result in
+/// its JSON form as that schema's normalized form: an entity's reference serves an `Option` of
+/// it, a collection's key serves `All`, an object's row serves another object over the same
+/// fields, and a union's references serve a list of the union. A form the schema cannot take
+/// (a list read as one entity) does not resolve.
+#[test]
+fn r_read_6_a_result_is_read_by_another_schema_in_its_json_form() {
+    let mut store = Store::new();
+    store
+        .set_response::<Todo>("GET /todos/1", &(), &json!({"id": "1", "title": "a"}))
+        .unwrap();
+    let one = data::<Option<Todo>>(&store, "GET /todos/1", &json!({}));
+    assert_eq!(one.as_ref().as_ref().map(|t| t.title.as_str()), Some("a"));
+
+    store
+        .set_response::<TodoList>("GET /todos", &(), &json!([{"id": "2", "title": "b"}]))
+        .unwrap();
+    let all = data::<All<Todo>>(&store, "GET /todos", &json!({}));
+    assert_eq!(all.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["1", "2"]);
+    // A list stored as it is (`Vec<Todo>`, the form `All<Todo>` keeps) is read once, from the table.
+    store
+        .set_response::<Vec<Todo>>("GET /todos/plain", &(), &json!([{"id": "2"}, {"id": "1"}]))
+        .unwrap();
+    let all = data::<All<Todo>>(&store, "GET /todos/plain", &json!({}));
+    assert_eq!(all.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["1", "2"]);
+
+    store
+        .set_response::<TodoPage>(
+            "GET /todos?page=1",
+            &json!({"page": 1}),
+            &json!({"results": [{"id": "3", "title": "c"}], "total": 9}),
+        )
+        .unwrap();
+    let page = data::<TodoPageTotal>(&store, "GET /todos?page=1", &json!({}));
+    assert_eq!(page.total, 9);
+    assert_eq!(page.results.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["3"]);
+
+    store
+        .set_response::<Vec<FeedItem>>(
+            "GET /feed",
+            &(),
+            &json!([{"id": 1, "type": "link", "url": "u"}, {"id": 5, "type": "?"}]),
+        )
+        .unwrap();
+    let feed = data::<Vec<Option<FeedItem>>>(&store, "GET /feed", &json!({}));
+    assert!(matches!(feed[0], Some(FeedItem::Link(_))), "{feed:?}");
+    assert!(matches!(feed[1], Some(FeedItem::Other(_))), "{feed:?}");
+
+    for read in [
+        store.get_response::<Todo>("GET /feed", &()).unwrap(),
+        store.get_response::<Todo>("GET /todos?page=1", &()).unwrap(),
+    ] {
+        assert_eq!((read.data.is_none(), read.status), (true, ExpiryStatus::Invalid));
+    }
+}

@@ -148,6 +148,12 @@ fn r_union_3_unmatched_list_elements_are_skipped_without_other() {
         .set_response::<Vec<SuffixedFeed>>("GET /feed", &(), &feed)
         .unwrap();
     assert_eq!(data::<Vec<SuffixedFeed>>(&store, "GET /feed", &json!({})).len(), 1);
+    // In a list of `Option`s too: an unmatched element is skipped, not kept as `None`.
+    store
+        .set_response::<Vec<Option<SuffixedFeed>>>("GET /feed?some", &(), &feed)
+        .unwrap();
+    let some = data::<Vec<Option<SuffixedFeed>>>(&store, "GET /feed?some", &json!({}));
+    assert!(matches!(some.as_slice(), [Some(SuffixedFeed::Link(_))]), "{some:?}");
 }
 
 #[test]
@@ -182,4 +188,31 @@ fn r_get_3_union_query_mode_uses_the_attribute_or_the_first_table_holding_the_pk
         none.data.is_none(),
         "the attribute names the Link table, which lacks pk 2"
     );
+}
+
+/// A union of one variant: its collections share the table of the variant's (`[Link]`).
+#[derive(Clone, Debug, PartialEq, Union)]
+#[union(attribute = "type")]
+enum OnlyLinks {
+    Link(Link),
+}
+
+/// R-UNION-4 with R-READ-2: a union of one variant and that variant's entity keep their
+/// collections in one table; a list the entity's collection wrote holds no reference of the
+/// union's, so read as the union's it is empty (each reference dropped), not invalid.
+#[test]
+fn r_union_4_a_list_of_the_variant_read_as_the_union_drops_its_references() {
+    let mut store = Store::new();
+    store
+        .set_response::<Collection<Vec<Link>>>("GET /links", &(), &json!([{"id": 1, "url": "u"}]))
+        .unwrap();
+    assert_eq!(
+        <OnlyLinks as restcache::schema::EntitySchema>::collection_key(),
+        "[Link]"
+    );
+    let read = store
+        .get_response::<Collection<Vec<OnlyLinks>>>("GET /links", &())
+        .unwrap();
+    assert_eq!(read.status, ExpiryStatus::Valid);
+    assert_eq!(read.data.as_deref().map(Vec::len), Some(0));
 }

@@ -223,7 +223,10 @@ pub(crate) fn row_type(
                 helpers.push(quote_spanned! {span=>
                     fn #function<'de, #d: ::restcache::__private::serde::Deserializer<'de>>(
                         de: #d,
-                    ) -> ::core::result::Result<::core::option::Option<::restcache::__private::Value>, #d::Error>
+                    ) -> ::core::result::Result<
+                        ::core::option::Option<<#ty as ::restcache::__private::Schema>::Stored>,
+                        #d::Error,
+                    >
                     where
                         #ty: ::restcache::__private::Schema,
                     {
@@ -231,10 +234,12 @@ pub(crate) fn row_type(
                     }
                 });
                 let path = format!("{prefix}{function}");
-                members.push(quote! {
-                    #[serde(default, deserialize_with = #path)]
+                // A default by path: its type names the struct's parameters only through its
+                // schema, so serde is to infer no `Default` bound for them.
+                members.push(quote_spanned! {span=>
+                    #[serde(default = "::restcache::__private::none", deserialize_with = #path)]
                     #forwarded
-                    #member: ::core::option::Option<::restcache::__private::Value>,
+                    #member: ::core::option::Option<<#ty as ::restcache::__private::Schema>::Stored>,
                 });
             }
             FieldKind::Plain { deserialize_with } => {
@@ -277,18 +282,21 @@ pub(crate) fn row_type(
     let expecting = (!user_expecting).then(|| quote!(#[serde(expecting = #expecting)]));
     let container = (!container.is_empty()).then(|| quote!(#[serde(#(#container),*)]));
     let to_json = to_json(fields);
-    let nested_mut = nested_mut(fields);
+    let set_nested = set_nested(fields);
     quote! {
         #[derive(::restcache::__private::serde::Deserialize #derives)]
         #[serde(crate = "::restcache::__private::serde")]
         #expecting
         #container
         #[doc(hidden)]
+        // A nested field's type is its schema's `Stored` projection.
+        #[allow(clippy::type_complexity)]
         pub struct #row #impl_generics #where_clause {
             #(#members)*
         }
 
         #[automatically_derived]
+        #[allow(clippy::type_complexity)]
         impl #impl_generics #row #ty_generics #where_clause {
             #(#helpers)*
         }
@@ -303,7 +311,7 @@ pub(crate) fn row_type(
         #[automatically_derived]
         impl #impl_generics ::restcache::__private::RowData for #row #ty_generics #where_clause {
             #to_json
-            #nested_mut
+            #set_nested
         }
     }
 }
@@ -314,25 +322,9 @@ fn format_ident(prefix: &str, member: &Ident) -> Ident {
 }
 
 /// `RowData::to_json`: each field the row holds under its JSON name, plain ones as their type
-/// serializes them (a `with` module may have no `serialize`), nested ones as their references,
-/// flattened ones merged in.
+/// serializes them (a `with` module may have no `serialize`), nested ones as their normalized
+/// form serializes, flattened ones merged in.
 fn to_json(fields: &[Field]) -> TokenStream {
-    let by_ref = json_fields(fields, false);
-    let by_value = json_fields(fields, true);
-    quote! {
-        fn to_json(&self) -> ::restcache::__private::Map<::std::string::String, ::restcache::__private::Value> {
-            #by_ref
-        }
-
-        fn into_json(self) -> ::restcache::__private::Map<::std::string::String, ::restcache::__private::Value> {
-            #by_value
-        }
-    }
-}
-
-/// The body of `to_json` (or of `into_json`, `by_value`: the nested references are moved, not
-/// copied).
-fn json_fields(fields: &[Field], by_value: bool) -> TokenStream {
     let map = Ident::new("map", Span::mixed_site());
     let v = Ident::new("v", Span::mixed_site());
     let entries = fields.iter().map(|f| {
@@ -340,14 +332,11 @@ fn json_fields(fields: &[Field], by_value: bool) -> TokenStream {
         let span = ty.span();
         match &f.kind {
             FieldKind::Skipped => quote!(),
-            FieldKind::Nested if by_value => quote! {
-                if let ::core::option::Option::Some(#v) = self.#member {
-                    #map.insert(::std::string::String::from(#name), #v);
-                }
-            },
             FieldKind::Nested => quote! {
-                if let ::core::option::Option::Some(#v) = &self.#member {
-                    #map.insert(::std::string::String::from(#name), ::core::clone::Clone::clone(#v));
+                if let ::core::option::Option::Some(json) =
+                    self.#member.as_ref().and_then(::restcache::__private::json_of)
+                {
+                    #map.insert(::std::string::String::from(#name), json);
                 }
             },
             FieldKind::Plain { .. } => {
@@ -370,39 +359,56 @@ fn json_fields(fields: &[Field], by_value: bool) -> TokenStream {
         }
     });
     quote! {
-        #[allow(unused_mut)]
-        let mut #map = ::restcache::__private::Map::new();
-        #(#entries)*
-        #map
+        fn to_json(&self) -> ::restcache::__private::Map<::std::string::String, ::restcache::__private::Value> {
+            #[allow(unused_mut)]
+            let mut #map = ::restcache::__private::Map::new();
+            #(#entries)*
+            #map
+        }
     }
 }
 
-/// `RowData::nested_mut`: the slot of each nested field by its JSON name.
-fn nested_mut(fields: &[Field]) -> TokenStream {
+/// `RowData::set_nested`: each nested field by its JSON name, set to a normalized form of its
+/// schema's `Stored` type.
+fn set_nested(fields: &[Field]) -> TokenStream {
+    let stored = Ident::new("stored", Span::mixed_site());
     let arms: Vec<TokenStream> = fields
         .iter()
         .filter(|f| matches!(f.kind, FieldKind::Nested))
-        .map(|Field { member, name, .. }| quote!(#name => ::core::option::Option::Some(&mut self.#member),))
+        .map(|Field { member, name, ty, .. }| {
+            quote_spanned! {ty.span()=>
+                #name => {
+                    if let ::core::result::Result::Ok(v) =
+                        #stored.downcast::<<#ty as ::restcache::__private::Schema>::Stored>()
+                    {
+                        self.#member = ::core::option::Option::Some(*v);
+                    }
+                }
+            }
+        })
         .collect();
     if arms.is_empty() {
         return quote!();
     }
     quote! {
-        fn nested_mut(
+        fn set_nested(
             &mut self,
             name: &str,
-        ) -> ::core::option::Option<&mut ::core::option::Option<::restcache::__private::Value>> {
+            #stored: ::std::boxed::Box<dyn ::core::any::Any + ::core::marker::Send>,
+        ) {
             match name {
                 #(#arms)*
-                _ => ::core::option::Option::None,
+                _ => {}
             }
         }
     }
 }
 
-/// The row's `Clone` and `PartialEq`, field by field through the [`FieldValue`] helpers, so a
-/// field type that lacks one is one error, at the field, naming what it needs.
-pub(crate) fn clone_and_eq(row: &Ident, fields: &[Field]) -> TokenStream {
+/// The row's `Clone` and `PartialEq` (with the row's `generics`), field by field through the
+/// [`FieldValue`] helpers, so a field type that lacks one is one error, at the field, naming
+/// what it needs.
+pub(crate) fn clone_and_eq(row: &Ident, fields: &[Field], generics: &syn::Generics) -> TokenStream {
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let other = Ident::new("other", Span::mixed_site());
     let kept: Vec<&Field> = fields
         .iter()
@@ -421,16 +427,17 @@ pub(crate) fn clone_and_eq(row: &Ident, fields: &[Field]) -> TokenStream {
         let Field { member, ty, .. } = f;
         quote_spanned! {ty.span()=> && ::restcache::__private::same_field(&self.#member, &#other.#member) }
     });
+    let params = (generics.type_params().count() > 0).then(|| quote!(__params: ::core::marker::PhantomData,));
     quote! {
         #[automatically_derived]
-        impl ::core::clone::Clone for #row {
+        impl #impl_generics ::core::clone::Clone for #row #ty_generics #where_clause {
             fn clone(&self) -> Self {
-                #row { #(#clones)* }
+                #row { #(#clones)* #params }
             }
         }
 
         #[automatically_derived]
-        impl ::core::cmp::PartialEq for #row {
+        impl #impl_generics ::core::cmp::PartialEq for #row #ty_generics #where_clause {
             #[allow(unused_variables)]
             fn eq(&self, #other: &Self) -> bool {
                 true #(#eqs)*
@@ -464,8 +471,9 @@ pub(crate) fn merge(fields: &[Field]) -> TokenStream {
     }
 }
 
-/// The statements of an entity's `read`: each field of `out` the row holds (`row`), cloned or
-/// read through the reader `r`, and a field's `#[serde(default)]` where the row lacks it.
+/// The statements of an entity's `read` (and an object schema's `denormalize`): each field of
+/// `out` the row holds (`row`), cloned or read through the reader `r`, and a field's
+/// `#[serde(default)]` where the row lacks it.
 pub(crate) fn read_row(fields: &[Field], row: &Ident, r: &Ident, out: &Ident) -> TokenStream {
     let v = Ident::new("v", Span::mixed_site());
     fields
@@ -499,35 +507,107 @@ pub(crate) fn read_row(fields: &[Field], row: &Ident, r: &Ident, out: &Ident) ->
         .collect()
 }
 
-/// The statements of an object schema's `denormalize`: each field of `out` its stored JSON
-/// holds, read through the reader `r`.
-pub(crate) fn read_object(fields: &[Field], r: &Ident, out: &Ident) -> TokenStream {
+/// The row of an object schema as a stored value: its `Clone` and `PartialEq` as an entity
+/// row's ([`clone_and_eq`]), and its `Serialize` through its JSON.
+pub(crate) fn object_row_traits(row: &Ident, fields: &[Field], generics: &syn::Generics) -> TokenStream {
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let clone_and_eq = clone_and_eq(row, fields, generics);
+    let s = Ident::new("__S", Span::mixed_site());
+    quote! {
+        #clone_and_eq
+
+        #[automatically_derived]
+        impl #impl_generics ::restcache::__private::serde::Serialize for #row #ty_generics #where_clause {
+            fn serialize<#s: ::restcache::__private::serde::Serializer>(
+                &self,
+                serializer: #s,
+            ) -> ::core::result::Result<#s::Ok, #s::Error> {
+                ::restcache::__private::serde::Serialize::serialize(
+                    &::restcache::__private::RowData::to_json(self),
+                    serializer,
+                )
+            }
+        }
+    }
+}
+
+/// `__from_json`, an inherent function of an object schema's row: the row whose JSON is
+/// `json` (what its `Serialize` writes), `None` when `json` is not one. A plain field is read
+/// back with its type's `Deserialize`, as its type wrote it; a field read with
+/// `deserialize_with` (whose input is the response's form, not its type's) is kept only if that
+/// function reads it back; a flattened field is read from the fields no other field names.
+pub(crate) fn object_row_from_json(row: &Ident, fields: &[Field], generics: &syn::Generics) -> TokenStream {
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let json = Ident::new("json", Span::mixed_site());
+    let map = Ident::new("map", Span::mixed_site());
+    let rest = Ident::new("rest", Span::mixed_site());
     let v = Ident::new("v", Span::mixed_site());
-    fields
+    let named: Vec<&String> = fields
         .iter()
+        .filter(|f| !matches!(f.kind, FieldKind::Skipped) && !f.flatten)
+        .map(|f| &f.name)
+        .collect();
+    let members = fields
+        .iter()
+        .filter(|f| !matches!(f.kind, FieldKind::Skipped))
         .map(|f| {
             let Field { member, ty, name, .. } = f;
             let span = ty.span();
-            match &f.kind {
-                FieldKind::Skipped => quote!(),
-                FieldKind::Plain { .. } if f.flatten => quote_spanned! {span=>
-                    if let ::core::option::Option::Some(#v) = #r.flattened::<#ty>()? {
-                        #out.#member = #v;
-                    }
-                },
-                FieldKind::Plain { .. } => quote_spanned! {span=>
-                    if let ::core::option::Option::Some(#v) = #r.plain::<#ty>(#name)? {
-                        #out.#member = #v;
-                    }
-                },
+            let value = match &f.kind {
+                FieldKind::Skipped => unreachable!("filtered out"),
                 FieldKind::Nested => quote_spanned! {span=>
-                    if let ::core::option::Option::Some(#v) = #r.nested::<#ty>(#name)? {
-                        #out.#member = <#ty as ::core::convert::From<_>>::from(#v);
+                    match #map.get(#name) {
+                        ::core::option::Option::Some(#v) => ::core::option::Option::Some(
+                            <#ty as ::restcache::__private::Schema>::from_json(#v)?,
+                        ),
+                        ::core::option::Option::None => ::core::option::Option::None,
                     }
                 },
+                FieldKind::Plain { deserialize_with } => {
+                    let read = match deserialize_with {
+                        Some(path) => quote_spanned! {span=> #path },
+                        None => {
+                            quote_spanned! {span=> <#ty as ::restcache::__private::serde::Deserialize>::deserialize }
+                        }
+                    };
+                    match (f.flatten, deserialize_with) {
+                        (true, _) => quote_spanned! {span=> #read(&#rest).ok() },
+                        (false, Some(_)) => quote_spanned! {span=> #map.get(#name).and_then(|#v| #read(#v).ok()) },
+                        (false, None) => quote_spanned! {span=>
+                            match #map.get(#name) {
+                                ::core::option::Option::Some(#v) => ::core::option::Option::Some(#read(#v).ok()?),
+                                ::core::option::Option::None => ::core::option::Option::None,
+                            }
+                        },
+                    }
+                }
+            };
+            quote! { #member: #value, }
+        });
+    let flattens = fields
+        .iter()
+        .any(|f| f.flatten && !matches!(f.kind, FieldKind::Skipped));
+    let rest_of = flattens.then(|| {
+        quote! {
+            let #rest = ::restcache::__private::Value::Object(
+                #map.iter()
+                    .filter(|(k, _)| ![#(#named),*].contains(&k.as_str()))
+                    .map(|(k, v)| (::core::clone::Clone::clone(k), ::core::clone::Clone::clone(v)))
+                    .collect(),
+            );
+        }
+    });
+    let params = (generics.type_params().count() > 0).then(|| quote!(__params: ::core::marker::PhantomData,));
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #row #ty_generics #where_clause {
+            fn __from_json(#json: &::restcache::__private::Value) -> ::core::option::Option<Self> {
+                let #map = #json.as_object()?;
+                #rest_of
+                ::core::option::Option::Some(#row { #(#members)* #params })
             }
-        })
-        .collect()
+        }
+    }
 }
 
 /// The types of the nested-schema fields, in declaration order.

@@ -137,10 +137,12 @@ pub fn derive_union(input: TokenStream) -> TokenStream {
 ///
 /// The impls then require what the generated code uses: each nested field type that names a
 /// parameter implements `Schema` and `From<its Output>`, each such plain field type
-/// `DeserializeOwned` and `Serialize` (an object schema's normalized form is JSON), the struct
+/// `DeserializeOwned` and `restcache::schema::FieldValue` (its normalized form, the struct's
+/// row, is compared, cloned and written back as JSON), the struct
 /// `Default + Clone + Send + Sync + 'static`, and every parameter `'static`.
 ///
-/// The type must implement `Default` and `Clone`.
+/// The type must implement `Default` and `Clone`, and each plain field type `FieldValue`
+/// (`PartialEq`, `Clone` and `serde::Serialize`), as an entity's.
 #[proc_macro_derive(Schema, attributes(schema, serde))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -317,6 +317,57 @@ fn serde_alias_default_and_deny_unknown_fields_behave_as_serde_documents() -> Re
     Ok(())
 }
 
+/// An object schema whose plain field has `default = "fn"`, beside a nested entity.
+#[derive(Clone, Debug, Default, PartialEq, Schema)]
+struct Counted {
+    #[serde(default = "seven")]
+    n: u8,
+    #[schema(nested)]
+    todo: Todo,
+}
+
+/// #25: an object schema's fields are read as an entity's are: a field the response lacks takes
+/// its `default = "fn"` value, not the struct's `Default`; a field it holds keeps its value.
+#[test]
+fn an_object_schema_field_absent_takes_its_serde_default() -> Result {
+    let mut store = Store::new();
+    store.set_response::<Counted>("k", &(), &json!({ "todo": { "id": "1" } }))?;
+    let counted = read::<Counted>(&store, "k");
+    assert_eq!((counted.n, counted.todo.id.as_str()), (7, "1"));
+    store.set_response::<Counted>("k2", &(), &json!({ "n": 2, "todo": { "id": "1" } }))?;
+    assert_eq!(read::<Counted>(&store, "k2").n, 2);
+    Ok(())
+}
+
+/// An object schema with a field read by `deserialize_with` (its JSON written back is the
+/// type's) and a flattened map.
+#[derive(Clone, Debug, Default, PartialEq, Schema)]
+struct Tally {
+    #[serde(deserialize_with = "number_from_string")]
+    count: u32,
+    total: u64,
+    #[serde(flatten)]
+    extra: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+/// R-READ-6: an object schema's row read back from its JSON (a key read with another schema,
+/// here an `Option` of it) is the row the response wrote: a flattened field holds only the
+/// fields no other field names, and a field read with `deserialize_with`, which cannot read its
+/// type's own JSON back, is absent (its `Default`) rather than failing the read.
+#[test]
+fn an_object_schema_row_is_read_back_from_its_json() -> Result {
+    let mut store = Store::new();
+    store.set_response::<Tally>("k", &(), &json!({ "count": "3", "total": 9, "note": "x" }))?;
+    let direct = read::<Tally>(&store, "k");
+    assert_eq!((direct.count, direct.total), (3, 9));
+    assert_eq!(direct.extra, [("note".to_owned(), json!("x"))].into());
+    let through = read::<Option<Tally>>(&store, "k");
+    let through = through.as_ref().as_ref().expect("the row reads back from its JSON");
+    assert_eq!((through.count, through.total), (0, 9));
+    assert_eq!(through.extra, direct.extra);
+    Ok(())
+}
+
 #[test]
 fn absent_fields_take_their_default() -> Result {
     let mut store = Store::new();

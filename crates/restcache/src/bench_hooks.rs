@@ -19,9 +19,10 @@ use crate::store::{DEFAULT_ERROR_EXPIRY, Detached, Layer, LayerSpec, Store, Writ
 /// serialize or the read does not resolve.
 pub fn read_uncached<S: Schema>(store: &Store, key: &str, args: &impl Serialize) -> Option<S::Output> {
     let args = Value::Object(args_map(args).ok()?);
+    let stored = store.read_result(key).map(|r| r.read_as::<S>());
     let mut ctx = DenormalizeCtx::untracked(store.read_tables(), &args);
-    match store.read_result(key) {
-        Some(r) => S::denormalize(&r.value, &mut ctx).ok(),
+    match &stored {
+        Some(stored) => S::denormalize(stored.as_ref()?, &mut ctx).ok(),
         None => S::query(&mut ctx)?.ok(),
     }
 }

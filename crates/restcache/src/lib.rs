@@ -77,6 +77,7 @@ pub mod controller;
 mod error;
 mod json;
 mod pk;
+mod refs;
 pub mod rest;
 mod rows;
 mod rt;
@@ -133,7 +134,7 @@ pub mod __private {
     pub use crate::schema::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
     pub use crate::schema::normalize::nested;
     pub use crate::schema::{
-        Entity, EntityField, EntitySchema, ObjectReader, ParentUse, Registry, Schema, SchemaKind, Union,
+        Entity, EntityField, EntityRef, EntitySchema, ParentUse, Registry, Schema, SchemaKind, Union, UnionRef,
         normalize_object, read_object,
     };
 
@@ -142,8 +143,8 @@ pub mod __private {
         crate::pk::pk_string(input.get(field))
     }
 
-    /// Normalizes an entity (a union variant) from `de`; returns its pk.
-    pub fn normalize_entity<'de, E: Entity, D: serde::Deserializer<'de>>(de: D) -> Result<String, D::Error> {
+    /// Normalizes an entity (a union variant) from `de`; returns its reference.
+    pub fn normalize_entity<'de, E: Entity, D: serde::Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
         crate::schema::entity_normalize::<E, D>(de)
     }
 
@@ -171,6 +172,11 @@ pub mod __private {
     /// the field's type.
     pub fn present<'de, T: serde::Deserialize<'de>, D: serde::Deserializer<'de>>(de: D) -> Result<Option<T>, D::Error> {
         T::deserialize(de).map(Some)
+    }
+
+    /// The value of a nested field a row lacks.
+    pub fn none<T>() -> Option<T> {
+        None
     }
 
     /// A plain field as JSON, as its type serializes it (`None` when it cannot be JSON).

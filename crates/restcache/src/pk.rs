@@ -8,6 +8,11 @@ use serde::Serialize;
 use serde::ser::{self, Impossible, Serializer};
 use serde_json::Value;
 
+/// A primary key as the store keeps it, in a row's key and in a reference: inline when it is no
+/// longer than a `String` (24 bytes on 64-bit targets, 12 on wasm32: numeric ids, short slugs),
+/// so such a key costs no allocation and a lookup compares it in place.
+pub(crate) type Pk = compact_str::CompactString;
+
 /// The *string form* of a scalar (docs/behaviour.md): strings as-is, numbers as serde_json
 /// writes them, `true`/`false`. `null`, arrays and objects have none.
 pub fn string_form(v: &Value) -> Option<Cow<'_, str>> {

@@ -2,8 +2,9 @@
 //!
 //! `#[derive(Entity)]` emits a companion type for each entity, deserialized by serde itself with
 //! the field's own serde attributes: every field optional (a response may carry only some of
-//! them), nested schemas as their references. A table keeps each row boxed as a [`Row`], so one
-//! table type holds every entity type; reads downcast it back to the entity's row type.
+//! them), nested schemas as their normalized forms (an entity's as its reference). A table keeps
+//! each row boxed as a [`Row`], so one table type holds every entity type; reads downcast it back
+//! to the entity's row type.
 
 use std::any::Any;
 use std::fmt::Debug;
@@ -11,32 +12,25 @@ use std::fmt::Debug;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-/// The fields of a row (an entity's or an object schema's) as JSON, and the slots of its nested
+/// The fields of a row (an entity's or an object schema's) as JSON, and the setter of its nested
 /// fields.
 ///
 /// ```
 /// use restcache::schema::{JsonRow, RowData};
 /// let row: JsonRow = serde_json::from_str(r#"{"id": 7, "title": "a"}"#).unwrap();
 /// assert_eq!(row.to_json()["title"], "a");
-/// assert_eq!(row.into_json().len(), 2);
+/// assert_eq!(row.to_json().len(), 2);
 /// ```
 pub trait RowData {
     /// The row as a JSON object: each field it holds under its JSON name.
     fn to_json(&self) -> Map<String, Value>;
 
-    /// [`to_json`](Self::to_json), consuming the row: what it holds as JSON is moved, not copied.
-    fn into_json(self) -> Map<String, Value>
-    where
-        Self: Sized,
-    {
-        self.to_json()
-    }
-
-    /// The stored reference of the nested field `name`, for a nested schema whose writes wait
-    /// until the row is complete because they read it (a nested collection's key).
-    fn nested_mut(&mut self, name: &str) -> Option<&mut Option<Value>> {
-        let _ = name;
-        None
+    /// Sets the nested field `name` to `stored`, its schema's normalized form, for a nested
+    /// schema whose writes wait until the row is complete because they read it (a nested
+    /// collection's key). A value of another type, or a name the row has no nested field for,
+    /// is ignored.
+    fn set_nested(&mut self, name: &str, stored: Box<dyn Any + Send>) {
+        let _ = (name, stored);
     }
 }
 
@@ -66,7 +60,7 @@ pub trait EntityRow: RowData + Clone + PartialEq + Debug + Send + Sync + 'static
 /// (a version changes only when the row does, R-NORM-9), cloned into what reads return, and
 /// written back as JSON (snapshots, pk functions). Every type that is all three is one.
 #[diagnostic::on_unimplemented(
-    message = "the entity field type `{Self}` must implement `PartialEq`, `Clone` and `serde::Serialize`",
+    message = "the field type `{Self}` of an entity or object schema must implement `PartialEq`, `Clone` and `serde::Serialize`",
     note = "restcache compares a field with the stored one, clones it into reads and writes it back as JSON"
 )]
 ///

@@ -3,9 +3,12 @@
 //! Rows are never removed except by a reset, so a row's index is stable; reads record
 //! `(table, row, version)` dependencies without cloning any key.
 
+use std::any::Any;
 use std::collections::HashSet;
 use std::collections::hash_map::{DefaultHasher, RandomState};
+use std::fmt::Debug;
 use std::hash::BuildHasher;
+use std::hash::Hash;
 use std::sync::LazyLock;
 use std::time::Duration;
 
@@ -13,14 +16,11 @@ use crate::rt::Instant;
 use indexmap::IndexMap;
 use serde_json::Value;
 
+pub(crate) use crate::pk::Pk;
+use crate::refs::StoredValue;
 use crate::rows::Row;
 
 pub(crate) type TableId = u32;
-
-/// A row's key, its primary key: kept inline when it is no longer than a `String` (24 bytes on
-/// 64-bit targets, 12 on wasm32: numeric ids, short slugs), so such a row costs no allocation for
-/// its key and a lookup compares it in place.
-pub(crate) type Pk = compact_str::CompactString;
 
 /// The random state of the pk hash, drawn once per process: primary keys are chosen by
 /// servers, so the tables keep std's keyed SipHash-1-3 (`RandomState`) against collision
@@ -54,32 +54,38 @@ impl PkHasher {
 pub(crate) enum Record {
     /// An entity's row.
     Entity(Box<dyn Row>),
-    /// A collection's references (boxed, so that every slot stays small: most are entities).
-    List(Box<Members>),
+    /// A collection's references.
+    List(Box<dyn List>),
     /// The INVALID mark written by `Invalidate` (R-INV-1).
     Invalid,
 }
+
+/// What a collection's reference is: the normalized form of its item schema (an
+/// [`EntityRef`](crate::refs::EntityRef), or a [`UnionRef`](crate::refs::UnionRef)).
+pub(crate) trait Member: StoredValue + Eq + Hash {}
+
+impl<T: StoredValue + Eq + Hash> Member for T {}
 
 /// A collection record's references, in order (R-COL-1), and, on a list that writes add to
 /// (push, unshift, get_page), the set of them: an addition then skips the references the list
 /// holds (R-COL-4, R-PAGE-3) with one hash each, whatever the length of the list, and appends
 /// in place. A list that only ever replaced (get_list, R-COL-3) keeps no set; the first addition
 /// builds it. The set hashes with the tables' keyed hasher: the references are the server's.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Members {
-    refs: Vec<Value>,
+#[derive(Clone, Debug)]
+pub(crate) struct Members<R: Member> {
+    refs: Vec<R>,
     /// Every reference of `refs`, once, when built.
-    set: Option<HashSet<Value, PkHasher>>,
+    set: Option<HashSet<R, PkHasher>>,
 }
 
-impl Members {
+impl<R: Member> Members<R> {
     /// A list as a response gave it, repeats included.
-    pub fn new(refs: Vec<Value>) -> Self {
+    pub fn new(refs: Vec<R>) -> Self {
         Members { refs, set: None }
     }
 
     /// The list of `refs` without their repeats: each at its first place.
-    pub fn unique(refs: Vec<Value>) -> Self {
+    pub fn unique(refs: Vec<R>) -> Self {
         let mut members = Members {
             refs: Vec::with_capacity(refs.len()),
             set: Some(HashSet::with_capacity_and_hasher(refs.len(), PkHasher)),
@@ -89,13 +95,13 @@ impl Members {
     }
 
     /// The references, in order.
-    pub fn refs(&self) -> &[Value] {
+    pub fn refs(&self) -> &[R] {
         &self.refs
     }
 
     /// Adds the references of `incoming` that the list does not hold, in their order, at its
     /// end, or at its start with `front`. Returns whether any was added.
-    pub fn add(&mut self, incoming: impl IntoIterator<Item = Value>, front: bool) -> bool {
+    pub fn add(&mut self, incoming: impl IntoIterator<Item = R>, front: bool) -> bool {
         let refs = &mut self.refs;
         let set = self.set.get_or_insert_with(|| refs.iter().cloned().collect());
         let len = refs.len();
@@ -113,18 +119,63 @@ impl Members {
     }
 }
 
-impl PartialEq for Members {
+impl<R: Member> PartialEq for Members<R> {
     fn eq(&self, other: &Self) -> bool {
         self.refs == other.refs
     }
 }
 
-impl IntoIterator for Members {
-    type Item = Value;
-    type IntoIter = std::vec::IntoIter<Value>;
+/// A collection's [`Members`] of any reference type, as a table holds them; reads downcast
+/// them back to their item schema's.
+pub(crate) trait List: Any + Debug + Send + Sync {
+    /// [`Members::add`] of a list of the same type (one of another type is not added).
+    fn add_list(&mut self, incoming: Box<dyn List>, front: bool) -> bool;
+    fn eq_list(&self, other: &dyn List) -> bool;
+    fn clone_list(&self) -> Box<dyn List>;
+    /// The references as JSON, for snapshots.
+    fn json(&self) -> Value;
+    fn as_any(&self) -> &dyn Any;
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}
 
-    fn into_iter(self) -> Self::IntoIter {
-        self.refs.into_iter()
+impl<R: Member> List for Members<R> {
+    fn add_list(&mut self, incoming: Box<dyn List>, front: bool) -> bool {
+        match incoming.into_any().downcast::<Members<R>>() {
+            Ok(incoming) => self.add(incoming.refs, front),
+            Err(_) => false,
+        }
+    }
+
+    fn eq_list(&self, other: &dyn List) -> bool {
+        other.as_any().downcast_ref::<Members<R>>().is_some_and(|o| o == self)
+    }
+
+    fn clone_list(&self) -> Box<dyn List> {
+        Box::new(self.clone())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::to_value(&self.refs).unwrap_or(Value::Null)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+impl Clone for Box<dyn List> {
+    fn clone(&self) -> Self {
+        self.clone_list()
+    }
+}
+
+impl PartialEq for Box<dyn List> {
+    fn eq(&self, other: &Self) -> bool {
+        self.eq_list(other.as_ref())
     }
 }
 

@@ -46,7 +46,7 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
 
     let expecting = format!("an object for entity {ident}");
     let row_type = fields::row_type(&names, fields, serde, &syn::Generics::default(), quote!(), &expecting);
-    let clone_and_eq = fields::clone_and_eq(&names.row, fields);
+    let clone_and_eq = fields::clone_and_eq(&names.row, fields, &syn::Generics::default());
     let merge = fields::merge(fields);
     let reads = fields::read_row(fields, &row, &r, &out);
 

@@ -28,7 +28,7 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
     };
     let row_ty = &names.row;
 
-    let reads = fields::read_object(fields, &r, &out);
+    let reads = fields::read_row(fields, &stored, &r, &out);
     let (reader, out_binding) = if reads.is_empty() {
         (quote!(_), quote!(#out))
     } else {
@@ -73,6 +73,8 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
         quote!(),
         &format!("an object for {ident}"),
     );
+    let row_traits = fields::object_row_traits(row_ty, fields, &row_generics);
+    let row_from_json = fields::object_row_from_json(row_ty, fields, &row_generics);
     let (_, row_generics, _) = row_generics.split_for_impl();
 
     let list_schema = list.as_ref().map(|ty| {
@@ -91,24 +93,36 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
         const _: () = {
             #row_type
 
+            #row_traits
+
+            #row_from_json
+
             #[automatically_derived]
             // A nested field's type is often its schema's output: the `From` conversion is then
             // the identity, and the call carries the field's span.
             #[allow(clippy::useless_conversion)]
             impl #impl_generics ::restcache::__private::Schema for #ident #ty_generics #where_clause {
                 type Output = Self;
+                type Stored = #row_ty #row_generics;
 
                 fn normalize<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
                     #de: D,
-                ) -> ::core::result::Result<::restcache::__private::Value, D::Error> {
+                ) -> ::core::result::Result<Self::Stored, D::Error> {
                     ::restcache::__private::normalize_object::<#row_ty #row_generics, D>(#de)
                 }
 
+                fn from_json(
+                    json: &::restcache::__private::Value,
+                ) -> ::core::option::Option<Self::Stored> {
+                    <#row_ty #row_generics>::__from_json(json)
+                }
+
+                #[allow(unused_variables)]
                 fn denormalize<'s>(
-                    #stored: &'s ::restcache::__private::Value,
+                    #stored: &'s Self::Stored,
                     #ctx: &mut ::restcache::__private::DenormalizeCtx<'s>,
                 ) -> ::core::result::Result<Self, ::restcache::__private::Unresolved> {
-                    ::restcache::__private::read_object(#stored, #ctx, |#reader| {
+                    ::restcache::__private::read_object(#ctx, |#reader| {
                         let #out_binding = <Self as ::core::default::Default>::default();
                         #reads
                         ::core::result::Result::Ok(#out)
@@ -150,18 +164,21 @@ fn schema_generics(generics: &Generics, fields: &[Field], list: Option<&Type>) -
                     &quote!(::core::convert::From<<#ty as ::restcache::__private::Schema>::Output>),
                 );
             }
-            FieldKind::Plain { deserialize_with: None } => {
-                add(
-                    &mut bounds,
-                    ty,
-                    &quote!(::restcache::__private::serde::de::DeserializeOwned),
-                );
+            FieldKind::Plain { deserialize_with } => {
+                if deserialize_with.is_none() {
+                    add(
+                        &mut bounds,
+                        ty,
+                        &quote!(::restcache::__private::serde::de::DeserializeOwned),
+                    );
+                }
                 add(&mut bounds, ty, &quote!(::restcache::__private::serde::Serialize));
+                add(&mut bounds, ty, &quote!(::core::clone::Clone));
+                add(&mut bounds, ty, &quote!(::core::cmp::PartialEq));
+                add(&mut bounds, ty, &quote!(::core::marker::Send));
+                add(&mut bounds, ty, &quote!(::core::marker::Sync));
             }
-            FieldKind::Plain {
-                deserialize_with: Some(_),
-            }
-            | FieldKind::Skipped => {}
+            FieldKind::Skipped => {}
         }
     }
     if let Some(ty) = list.filter(|ty| mentions_params(ty, generics)) {
@@ -188,8 +205,8 @@ fn schema_generics(generics: &Generics, fields: &[Field], list: Option<&Type>) -
 }
 
 /// The generics of the row type: the struct's, and for each field that names a type parameter,
-/// `Serialize` (a plain field: the row writes it back as JSON) or `Schema` (a nested field: the
-/// row normalizes it).
+/// `Serialize + Clone + PartialEq + Send + Sync` (a plain field: the row, a stored value, is
+/// written back as JSON, cloned, compared and shared) or `Schema` (a nested field: the row normalizes it).
 fn row_generics(generics: &Generics, fields: &[Field]) -> Generics {
     let mut bounded = generics.clone();
     if generics.params.is_empty() {
@@ -199,9 +216,13 @@ fn row_generics(generics: &Generics, fields: &[Field]) -> Generics {
     for field in fields.iter().filter(|f| mentions_params(&f.ty, generics)) {
         let ty = &field.ty;
         match field.kind {
-            FieldKind::Plain { .. } => clause
-                .predicates
-                .push(parse_quote_spanned! {ty.span()=> #ty: ::restcache::__private::serde::Serialize }),
+            FieldKind::Plain { .. } => clause.predicates.push(parse_quote_spanned! {ty.span()=>
+                #ty: ::restcache::__private::serde::Serialize
+                    + ::core::clone::Clone
+                    + ::core::cmp::PartialEq
+                    + ::core::marker::Send
+                    + ::core::marker::Sync
+            }),
             FieldKind::Nested => clause
                 .predicates
                 .push(parse_quote_spanned! {ty.span()=> #ty: ::restcache::__private::Schema }),

@@ -132,7 +132,7 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
             fn normalize_variant<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
                 #index: usize,
                 #de: D,
-            ) -> ::core::result::Result<::std::string::String, D::Error> {
+            ) -> ::core::result::Result<::restcache::__private::EntityRef, D::Error> {
                 match #index {
                     #(#normalize_arms)*
                     _ => ::core::result::Result::Err(<D::Error as ::restcache::__private::serde::de::Error>::custom(
@@ -172,20 +172,31 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
         #[automatically_derived]
         impl ::restcache::__private::Schema for #ident {
             type Output = Self;
+            type Stored = ::restcache::__private::UnionRef;
             const KIND: ::restcache::__private::SchemaKind = ::restcache::__private::SchemaKind::Entity;
             const PARENT: ::restcache::__private::ParentUse = ::restcache::__private::ParentUse::#parent_use;
 
             fn normalize<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
                 #de: D,
-            ) -> ::core::result::Result<::restcache::__private::Value, D::Error> {
+            ) -> ::core::result::Result<::restcache::__private::UnionRef, D::Error> {
                 ::restcache::__private::union::normalize::<Self, D>(#de)
             }
 
             fn denormalize<'s>(
-                #stored: &'s ::restcache::__private::Value,
+                #stored: &'s ::restcache::__private::UnionRef,
                 #ctx: &mut ::restcache::__private::DenormalizeCtx<'s>,
             ) -> ::core::result::Result<Self, ::restcache::__private::Unresolved> {
                 ::restcache::__private::union::denormalize::<Self>(#stored, #ctx)
+            }
+
+            fn skipped(#stored: &::restcache::__private::UnionRef) -> bool {
+                ::restcache::__private::union::skipped(#stored)
+            }
+
+            fn from_json(
+                #value: &::restcache::__private::Value,
+            ) -> ::core::option::Option<::restcache::__private::UnionRef> {
+                ::restcache::__private::union::from_json::<Self>(#value)
             }
 
             fn query<'s>(
@@ -218,8 +229,8 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
                 ::restcache::__private::union::invalidate::<Self, D>(#de)
             }
 
-            fn from_passthrough(#value: &::restcache::__private::Value) -> ::core::option::Option<Self> {
-                <Self as ::restcache::__private::Union>::from_other(#value)
+            fn is_entity(#stored: &::restcache::__private::UnionRef) -> bool {
+                ::restcache::__private::union::is_entity(#stored)
             }
         }
 

@@ -1,7 +1,7 @@
 use restcache::prelude::*;
 use serde::Deserialize;
 
-#[derive(Clone, Default, Deserialize)]
+#[derive(Clone, Default, PartialEq, Deserialize)]
 struct Paging {
     total: u64,
 }

@@ -3,8 +3,6 @@
 use std::fmt;
 use std::ops::Deref;
 
-use serde_json::Value;
-
 use super::{EntitySchema, Registry, Schema};
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 
@@ -73,26 +71,40 @@ impl<T: PartialEq> PartialEq for All<T> {
 
 impl<T: EntitySchema> Schema for All<T> {
     type Output = Vec<T>;
+    type Stored = Vec<T::Stored>;
     const PARENT: super::ParentUse = T::PARENT;
 
     /// Writes every element; the stored result is the list of unmatched inputs kept by a
     /// union's `other` variant (R-ALL-1).
-    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
-        let Value::Array(refs) = crate::schema::normalize::list::<T, D>(de)? else {
-            return Ok(Value::Array(Vec::new()));
-        };
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Self::Stored, D::Error> {
+        let refs = crate::schema::normalize::list::<T, D>(de)?;
         // Collected in place, the filtered list would keep the whole list's room.
-        let kept = crate::schema::normalize::kept(refs.into_iter().filter(Value::is_object).collect());
-        Ok(Value::Array(kept))
+        let passthrough = refs.into_iter().filter(|r| !T::is_entity(r)).collect();
+        Ok(crate::schema::normalize::kept(passthrough))
     }
 
-    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
+    fn denormalize<'s>(passthrough: &'s Self::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
         let mut out = Vec::new();
         T::read_all(ctx, &mut out);
-        if let Value::Array(passthrough) = stored {
-            out.extend(passthrough.iter().filter_map(T::from_passthrough));
-        }
+        // Only the inputs a union's `other` variant kept: a list another schema stored under
+        // this key (a `Vec<T>`'s, R-READ-6) holds references to entities `read_all` read.
+        let kept = passthrough.iter().filter(|r| !T::is_entity(r));
+        out.extend(kept.filter_map(|r| T::denormalize(r, ctx).ok()));
         Ok(out)
+    }
+
+    /// Any other schema's result stands for no unmatched inputs: the list comes from the tables.
+    fn from_json(json: &serde_json::Value) -> Option<Self::Stored> {
+        let items = json
+            .as_array()
+            .map(|a| a.iter().filter_map(T::from_json).collect::<Vec<_>>());
+        Some(
+            items
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|r| !T::is_entity(r))
+                .collect(),
+        )
     }
 
     /// Before its own fetch: the entities, once any of the tables exists (R-ALL-4).

@@ -12,11 +12,11 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::{Map, Value};
 
 use super::normalize::{CollectionMode, Pending, Seg, invalid, list, refuse_other_kinds, with};
-use super::{EntityField, EntitySchema, Registry, Schema};
+use super::{EntityField, EntityRef, EntitySchema, Registry, Schema};
 use crate::json::as_map;
 use crate::pk::string_form;
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
-use crate::tables::{Members, Record, Slot, Tables};
+use crate::tables::{List, Members, Record, Slot, Tables};
 
 /// Decides which lists a created entity joins, and how nested collections are keyed.
 ///
@@ -210,32 +210,31 @@ fn accepts(
 }
 
 fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
-    let Record::List(members) = &slot.record else {
+    let Record::List(list) = &slot.record else {
         return Err(Unresolved);
+    };
+    // A union of one variant and that variant's entity share a collection table (`[K]`): a list
+    // the other wrote holds none of this schema's references (R-READ-2 drops them).
+    let Some(members) = list.as_any().downcast_ref::<Members<T::Stored>>() else {
+        return Ok(Vec::new());
     };
     let refs = members.refs();
     let mut out = Vec::with_capacity(refs.len());
     for r in refs {
-        let item = if r.is_object() {
-            T::from_passthrough(r)
-        } else {
-            T::denormalize(r, ctx).ok()
-        };
-        out.extend(item);
+        out.extend(T::denormalize(r, ctx).ok());
     }
     Ok(out)
 }
 
 impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T>, P> {
     type Output = Vec<T>;
+    type Stored = EntityRef;
 
     /// Its nest key reads the entity holding it; its items may read the parent too.
     const PARENT: super::ParentUse = super::ParentUse::InEntity.or(T::PARENT);
 
-    fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
-        let Value::Array(refs) = list::<T, D>(de)? else {
-            return Err(invalid(None, "expected an array for a collection"));
-        };
+    fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
+        let refs = list::<T, D>(de)?;
         let pk = with(|n| {
             let nested = n.entity_depth > 0;
             let key = match &n.parent {
@@ -247,7 +246,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
             if !nested && n.mode == CollectionMode::Append {
                 // The page's references, each once: the commit appends those the stored list
                 // lacks (R-PAGE-3).
-                let members = Members::unique(refs);
+                let members: Box<dyn List> = Box::new(Members::unique(refs));
                 // A page's fetch resolves to the page, not to the list it joins (R-FETCH-5).
                 n.pending.pages.push((table, pk.clone(), members.clone()));
                 n.pending.appended(table, &pk, members, false);
@@ -256,15 +255,16 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
             }
             pk
         });
-        Ok(Value::String(pk))
+        Ok(EntityRef::from(pk))
     }
 
-    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
-        let Value::String(pk) = stored else {
-            return Err(Unresolved);
-        };
-        let (_, _, slot) = ctx.slot(T::collection_key(), pk).ok_or(Unresolved)?;
+    fn denormalize<'s>(stored: &'s EntityRef, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
+        let (_, _, slot) = ctx.slot(T::collection_key(), stored.as_str()).ok_or(Unresolved)?;
         read_items(slot, ctx)
+    }
+
+    fn from_json(json: &Value) -> Option<EntityRef> {
+        EntityRef::from_json(json)
     }
 
     fn query<'s>(ctx: &mut DenormalizeCtx<'s>) -> Option<Result<Vec<T>, Unresolved>> {
@@ -294,14 +294,14 @@ fn add_to_lists<'de, T: EntitySchema, D: Deserializer<'de>>(
     de: D,
     front: bool,
     non_filter: fn(&str) -> bool,
-) -> Result<Value, D::Error> {
+) -> Result<T::Stored, D::Error> {
     let r = de.deserialize_any(Created::<T>(PhantomData))?;
-    if !(r.is_string() || r.is_array()) {
+    if !T::is_entity(&r) {
         return Err(invalid(None, "the created item matches no variant"));
     }
     let join = Join {
         table: T::collection_key(),
-        item: r.clone(),
+        item: Box::new(Members::unique(vec![r.clone()])),
         front,
         non_filter,
     };
@@ -313,7 +313,7 @@ fn add_to_lists<'de, T: EntitySchema, D: Deserializer<'de>>(
 struct Created<T>(PhantomData<T>);
 
 impl<'de, T: EntitySchema> Visitor<'de> for Created<T> {
-    type Value = Value;
+    type Value = T::Stored;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a push or unshift response: one entity object")
@@ -321,11 +321,11 @@ impl<'de, T: EntitySchema> Visitor<'de> for Created<T> {
 
     refuse_other_kinds!("a push or unshift response to be one entity object");
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T::Stored, A::Error> {
         T::normalize(de::value::MapAccessDeserializer::new(map))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<T::Stored, A::Error> {
         with(|n| n.path.push(Seg::Index(0)));
         let first = seq.next_element_seed(Element::<T>(PhantomData));
         with(|n| n.path.pop());
@@ -347,9 +347,9 @@ impl<'de, T: EntitySchema> Visitor<'de> for Created<T> {
 struct Element<T>(PhantomData<T>);
 
 impl<'de, T: EntitySchema> DeserializeSeed<'de> for Element<T> {
-    type Value = Value;
+    type Value = T::Stored;
 
-    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<T::Stored, D::Error> {
         T::normalize(de)
     }
 }
@@ -359,7 +359,8 @@ impl<'de, T: EntitySchema> DeserializeSeed<'de> for Element<T> {
 #[derive(Clone, Debug)]
 pub(crate) struct Join {
     table: &'static str,
-    item: Value,
+    /// The created entity's reference, as a list of one.
+    item: Box<dyn List>,
     front: bool,
     /// The collection type's `non_filter_argument_keys`, unless the write's policy overrides it.
     non_filter: fn(&str) -> bool,
@@ -389,8 +390,7 @@ impl Join {
                 continue;
             };
             if accepts(&filter, args, body, non_filter) {
-                let item = Members::unique(vec![self.item.clone()]);
-                pending.appended(self.table, pk, item, self.front);
+                pending.appended(self.table, pk, self.item.clone(), self.front);
             }
         }
     }
@@ -431,16 +431,21 @@ macro_rules! add_member {
     ($name:ident, $front:expr) => {
         impl<L: ListSchema> Schema for $name<L> {
             type Output = L::Item;
+            type Stored = <L::Item as Schema>::Stored;
 
-            fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+            fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<Self::Stored, D::Error> {
                 let non_filter = L::collection().map_or(default_non_filter as fn(&str) -> bool, |c| {
                     c.non_filter_argument_keys
                 });
                 add_to_lists::<L::Item, D>(de, $front, non_filter)
             }
 
-            fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<L::Item, Unresolved> {
+            fn denormalize<'s>(stored: &'s Self::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<L::Item, Unresolved> {
                 <L::Item as Schema>::denormalize(stored, ctx)
+            }
+
+            fn from_json(json: &Value) -> Option<Self::Stored> {
+                <L::Item as Schema>::from_json(json)
             }
 
             fn register(registry: &mut Registry) {
@@ -454,23 +459,28 @@ add_member!(Unshift, true);
 
 impl<L: ListSchema> Schema for Page<L> {
     type Output = L::Output;
+    type Stored = L::Stored;
     const KIND: super::SchemaKind = L::KIND;
 
     const PARENT: super::ParentUse = L::PARENT;
 
-    fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+    fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<L::Stored, D::Error> {
         let was = with(|n| std::mem::replace(&mut n.mode, CollectionMode::Append));
         let r = L::normalize(de);
         with(|n| n.mode = was);
         r
     }
 
-    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<L::Output, Unresolved> {
+    fn denormalize<'s>(stored: &'s L::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<L::Output, Unresolved> {
         L::denormalize(stored, ctx)
     }
 
     fn query<'s>(ctx: &mut DenormalizeCtx<'s>) -> Option<Result<L::Output, Unresolved>> {
         L::query(ctx)
+    }
+
+    fn from_json(json: &Value) -> Option<L::Stored> {
+        L::from_json(json)
     }
 
     fn collection() -> Option<CollectionInfo> {

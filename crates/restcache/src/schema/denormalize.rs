@@ -200,16 +200,17 @@ impl<'s> DenormalizeCtx<'s> {
     }
 }
 
-/// Reads the nested fields of a stored row; what an [`Entity::read`] is written with.
+/// Reads the nested fields of a stored row; what an [`Entity::read`] (and an object schema's
+/// [`Schema::denormalize`]) is written with.
 ///
 /// `#[derive(Entity)]` writes `read` with it; by hand, over a row whose nested field holds its
-/// reference:
+/// normalized form (for an entity, an [`EntityRef`](crate::schema::EntityRef)):
 ///
 /// ```
-/// use restcache::schema::{Entity, EntityReader, Unresolved};
+/// use restcache::schema::{Entity, EntityReader, EntityRef, Unresolved};
 /// # #[derive(Clone, Debug, Default, restcache::Entity)]
 /// # struct User { #[entity(pk)] id: String }
-/// fn read_author<'s>(author: &'s Option<serde_json::Value>, r: &mut EntityReader<'_, 's>) -> Result<User, Unresolved> {
+/// fn read_author<'s>(author: &'s Option<EntityRef>, r: &mut EntityReader<'_, 's>) -> Result<User, Unresolved> {
 ///     Ok(r.nested::<User>(author)?.unwrap_or_default())
 /// }
 /// ```
@@ -218,11 +219,16 @@ pub struct EntityReader<'r, 's> {
     shallow: bool,
 }
 
-impl<'s> EntityReader<'_, 's> {
-    /// The nested-schema field whose stored reference is `stored`, denormalized with `S`.
+impl<'r, 's> EntityReader<'r, 's> {
+    /// The reader of an object schema's row: never shallow.
+    pub(crate) fn object(ctx: &'r mut DenormalizeCtx<'s>) -> Self {
+        EntityReader { ctx, shallow: false }
+    }
+
+    /// The nested-schema field whose normalized form is `stored`, denormalized with `S`.
     /// `Ok(None)` when the row lacks it, or when this entity is built shallow (R-READ-3); an
     /// unresolved reference is `Err` (R-READ-2).
-    pub fn nested<S: Schema>(&mut self, stored: &'s Option<Value>) -> Result<Option<S::Output>, Unresolved> {
+    pub fn nested<S: Schema>(&mut self, stored: &'s Option<S::Stored>) -> Result<Option<S::Output>, Unresolved> {
         match stored {
             Some(v) if !self.shallow => S::denormalize(v, self.ctx).map(Some),
             _ => Ok(None),
@@ -255,7 +261,10 @@ mod tests {
 
     /// Reads the tasks, every owner (`All`) and a pk no owner has, and returns what was read
     /// with what the context recorded.
-    fn read_all<'s>(stored: &'s Value, mut ctx: DenormalizeCtx<'s>) -> (Vec<Task>, Vec<Owner>, Deps) {
+    fn read_all<'s>(
+        stored: &'s Vec<crate::schema::EntityRef>,
+        mut ctx: DenormalizeCtx<'s>,
+    ) -> (Vec<Task>, Vec<Owner>, Deps) {
         let list = <Vec<Task> as Schema>::denormalize(stored, &mut ctx).unwrap();
         let all = <All<Owner> as Schema>::query(&mut ctx).unwrap().unwrap();
         assert!(ctx.slot(Owner::KEY, "absent").is_none());
@@ -276,7 +285,7 @@ mod tests {
             .set_response::<Vec<Task>>("GET /tasks", &(), Value::Array(tasks))
             .unwrap();
         let (tables, args) = (store.read_tables(), json!({}));
-        let stored = &store.read_result("GET /tasks").unwrap().value;
+        let stored = store.read_result("GET /tasks").unwrap().typed().unwrap();
 
         let (list, owners, deps) = read_all(stored, DenormalizeCtx::new(tables, &args));
         assert_eq!(list.len(), 4);

@@ -1,6 +1,7 @@
 //! Entities: records with a primary key, stored once per `(key, pk)` and shared by every read.
 
 use std::any::{TypeId, type_name};
+use std::hash::Hash;
 
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -14,6 +15,7 @@ use super::{Registry, Schema};
 use crate::error::Error;
 use crate::json::kind;
 use crate::pk::string_form;
+use crate::refs::EntityRef;
 use crate::rows::EntityRow;
 use crate::tables::Record;
 
@@ -86,8 +88,8 @@ pub trait Entity: Default + Clone + Send + Sync + 'static {
 
 /// Normalizes one entity from `de`: its row (filled by serde, nested schemas normalized on the
 /// way), then its pk (R-NORM-3; a `Values` key stands in for a missing one), then its pending
-/// write. Returns its pk.
-pub(crate) fn normalize_entity<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<String, D::Error> {
+/// write. Returns its reference.
+pub(crate) fn normalize_entity<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
     let fallback = enter_entity().map_err(fail)?;
     let outer = enter_object();
     let mut row = match E::Row::deserialize(ObjectInput::entity(de, E::KEY)) {
@@ -110,7 +112,7 @@ pub(crate) fn normalize_entity<'de, E: Entity, D: Deserializer<'de>>(de: D) -> R
         return Err(invalid(Some(E::KEY), "missing or empty primary key"));
     };
     with(|n| n.pending.entity(E::KEY, &pk, Box::new(row)));
-    Ok(pk)
+    Ok(EntityRef::from(pk))
 }
 /// The `Schema` methods of an entity, which `#[derive(Entity)]` (or
 /// [`impl_entity_schema!`](crate::impl_entity_schema)) delegates to.
@@ -118,15 +120,16 @@ pub(crate) fn normalize_entity<'de, E: Entity, D: Deserializer<'de>>(de: D) -> R
 pub mod entity_impl {
     use super::*;
 
-    pub fn normalize<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
-        normalize_entity::<E, D>(de).map(Value::String)
+    pub fn normalize<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
+        normalize_entity::<E, D>(de)
     }
 
-    pub fn denormalize<'s, E: Entity>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<E, Unresolved> {
-        match stored {
-            Value::String(pk) => ctx.read_entity(pk),
-            _ => Err(Unresolved),
-        }
+    pub fn denormalize<'s, E: Entity>(stored: &'s EntityRef, ctx: &mut DenormalizeCtx<'s>) -> Result<E, Unresolved> {
+        ctx.read_entity(stored.as_str())
+    }
+
+    pub fn from_json(json: &Value) -> Option<EntityRef> {
+        EntityRef::from_json(json)
     }
 
     pub fn query<E: Entity>(ctx: &mut DenormalizeCtx<'_>) -> Option<Result<E, Unresolved>> {
@@ -192,17 +195,21 @@ macro_rules! impl_entity_schema {
     ($ty:ty) => {
         impl $crate::__private::Schema for $ty {
             type Output = Self;
+            type Stored = $crate::__private::EntityRef;
             const KIND: $crate::__private::SchemaKind = $crate::__private::SchemaKind::Entity;
             fn normalize<'de, D: $crate::__private::serde::Deserializer<'de>>(
                 de: D,
-            ) -> ::core::result::Result<$crate::__private::Value, D::Error> {
+            ) -> ::core::result::Result<$crate::__private::EntityRef, D::Error> {
                 $crate::__private::entity::normalize::<Self, D>(de)
             }
             fn denormalize<'s>(
-                stored: &'s $crate::__private::Value,
+                stored: &'s $crate::__private::EntityRef,
                 ctx: &mut $crate::__private::DenormalizeCtx<'s>,
             ) -> ::core::result::Result<Self, $crate::__private::Unresolved> {
                 $crate::__private::entity::denormalize::<Self>(stored, ctx)
+            }
+            fn from_json(json: &$crate::__private::Value) -> ::core::option::Option<$crate::__private::EntityRef> {
+                $crate::__private::entity::from_json(json)
             }
             fn query<'s>(
                 ctx: &mut $crate::__private::DenormalizeCtx<'s>,
@@ -239,7 +246,7 @@ macro_rules! impl_entity_schema {
     message = "`{Self}` is not an entity or a union",
     note = "a resource's `schema` (and a Collection's item) must `#[derive(Entity)]` or `#[derive(Union)]`"
 )]
-pub trait EntitySchema: Schema<Output = Self> + Clone {
+pub trait EntitySchema: Schema<Output = Self, Stored: Eq + Hash> + Clone {
     /// The table holding collections of this schema (`[K]`, or `[K1;K2;…]` for a union).
     fn collection_key() -> &'static str;
 
@@ -260,11 +267,12 @@ pub trait EntitySchema: Schema<Output = Self> + Clone {
         name.rsplit("::").next().unwrap_or(name)
     }
 
-    /// The value of an unmatched input kept inline (a union's `other` variant).
+    /// Whether a normalized value is a reference to an entity, not an input a union's `other`
+    /// variant kept.
     #[doc(hidden)]
-    fn from_passthrough(value: &Value) -> Option<Self> {
-        let _ = value;
-        None
+    fn is_entity(stored: &Self::Stored) -> bool {
+        let _ = stored;
+        true
     }
 }
 

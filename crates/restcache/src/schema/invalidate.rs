@@ -2,9 +2,7 @@
 
 use std::marker::PhantomData;
 
-use serde_json::Value;
-
-use super::{EntitySchema, Registry, Schema, SchemaKind};
+use super::{EntityRef, EntitySchema, Registry, Schema, SchemaKind};
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 
 /// Marks the entity the response names INVALID: it vanishes from every list, `Option` fields
@@ -28,17 +26,19 @@ pub struct Invalidate<T>(PhantomData<fn() -> T>);
 
 impl<T: EntitySchema> Schema for Invalidate<T> {
     type Output = String;
+    type Stored = EntityRef;
     const KIND: SchemaKind = SchemaKind::Invalidate;
 
-    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
-        T::invalidate(de).map(Value::String)
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
+        T::invalidate(de).map(EntityRef::from)
     }
 
-    fn denormalize<'s>(stored: &'s Value, _: &mut DenormalizeCtx<'s>) -> Result<String, Unresolved> {
-        match stored {
-            Value::String(pk) => Ok(pk.clone()),
-            _ => Err(Unresolved),
-        }
+    fn denormalize<'s>(stored: &'s EntityRef, _: &mut DenormalizeCtx<'s>) -> Result<String, Unresolved> {
+        Ok(stored.as_str().to_owned())
+    }
+
+    fn from_json(json: &serde_json::Value) -> Option<EntityRef> {
+        EntityRef::from_json(json)
     }
 
     fn register(registry: &mut Registry) {

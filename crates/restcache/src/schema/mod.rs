@@ -28,7 +28,9 @@ mod values;
 #[doc(hidden)]
 pub mod union_impl {
     //! The functions `#[derive(Union)]` delegates to.
-    pub use super::union::{collection_key, denormalize, invalidate, normalize, query, read_all};
+    pub use super::union::{
+        collection_key, denormalize, from_json, invalidate, is_entity, normalize, query, read_all, skipped,
+    };
 }
 
 use serde_json::Value;
@@ -46,11 +48,12 @@ pub use self::union::Union;
 pub use self::values::Values;
 pub use crate::pk::pk_of;
 pub use crate::pk::{pk_string, string_form};
+pub use crate::refs::{EntityRef, StoredValue, UnionRef};
 pub use crate::rows::{EntityRow, FieldValue, JsonRow, RowData, clone_field, merge_field, same_field};
 pub use crate::schema::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
 
 pub(crate) use self::collection::{Join, join_lists};
-pub use self::object::{ObjectReader, normalize_object, read_object};
+pub use self::object::{normalize_object, read_object};
 pub(crate) use self::union::{select_by_attribute, select_by_tag};
 
 /// What sort of schema a type is, for the response rules that depend on it (R-RESP-5/6).
@@ -123,6 +126,10 @@ pub trait Schema: Send + Sync + 'static {
     /// What a read of this schema returns.
     type Output: Clone + Send + Sync + 'static;
 
+    /// The normalized form of this schema's part of a response, as the store keeps it:
+    /// references ([`EntityRef`], [`UnionRef`]) in place of entities.
+    type Stored: StoredValue;
+
     #[doc(hidden)]
     const KIND: SchemaKind = SchemaKind::Other;
 
@@ -136,10 +143,27 @@ pub trait Schema: Send + Sync + 'static {
     /// the normalization running and returns the normalized form (references in place of
     /// entities). A normalization error is kept by that normalization while a placeholder serde
     /// error unwinds the parse.
-    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error>;
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Self::Stored, D::Error>;
 
     /// Builds the output from a normalized value, resolving references against the tables.
-    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved>;
+    fn denormalize<'s>(stored: &'s Self::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved>;
+
+    /// The normalized form whose JSON is `json` (as [`Store::snapshot`](crate::Store::snapshot)
+    /// writes it), for a result another schema wrote under the key this one reads
+    /// (`with_schema`, R-READ-6); `None` when `json` is no normalized form of this schema. A
+    /// hand-written schema that keeps the default reads only the results it wrote itself.
+    fn from_json(json: &Value) -> Option<Self::Stored> {
+        let _ = json;
+        None
+    }
+
+    /// Whether a normalized list element is one a list drops (a union element that matched no
+    /// variant).
+    #[doc(hidden)]
+    fn skipped(stored: &Self::Stored) -> bool {
+        let _ = stored;
+        false
+    }
 
     /// Query mode (R-GET-3): the output inferred from the args alone when no result is stored.
     /// `None` when nothing is found; `Some(Err(Unresolved))` when what is found is invalid.
@@ -169,20 +193,22 @@ pub trait EntityField: Schema {}
 
 impl<S: Schema> Schema for Vec<S> {
     type Output = Vec<S::Output>;
+    type Stored = Vec<S::Stored>;
     const KIND: SchemaKind = match S::KIND {
         SchemaKind::Invalidate => SchemaKind::InvalidateList,
         _ => SchemaKind::Other,
     };
     const PARENT: ParentUse = S::PARENT;
 
-    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Self::Stored, D::Error> {
         crate::schema::normalize::list::<S, D>(de)
     }
 
-    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
-        let Value::Array(items) = stored else {
-            return Err(Unresolved);
-        };
+    fn from_json(json: &Value) -> Option<Self::Stored> {
+        Some(json.as_array()?.iter().filter_map(S::from_json).collect())
+    }
+
+    fn denormalize<'s>(items: &'s Self::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
         // Sized for every element: only unresolved ones (dropped) leave capacity unused.
         let mut out = Vec::with_capacity(items.len());
         for item in items {
@@ -201,16 +227,29 @@ impl<S: EntityField> EntityField for Vec<S> {}
 
 impl<S: Schema> Schema for Option<S> {
     type Output = Option<S::Output>;
+    type Stored = Option<S::Stored>;
     const PARENT: ParentUse = S::PARENT;
 
-    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Self::Stored, D::Error> {
         serde::de::DeserializeSeed::deserialize(crate::schema::normalize::OptionSeed::<S>(std::marker::PhantomData), de)
     }
 
-    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
+    fn from_json(json: &Value) -> Option<Self::Stored> {
+        match json {
+            Value::Null => Some(None),
+            json => S::from_json(json).map(Some),
+        }
+    }
+
+    /// An element that matched no variant is dropped from a list as the bare union's is.
+    fn skipped(stored: &Self::Stored) -> bool {
+        stored.as_ref().is_some_and(S::skipped)
+    }
+
+    fn denormalize<'s>(stored: &'s Self::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
         match stored {
-            Value::Null => Ok(None),
-            v => Ok(S::denormalize(v, ctx).ok()),
+            None => Ok(None),
+            Some(v) => Ok(S::denormalize(v, ctx).ok()),
         }
     }
 
@@ -230,19 +269,28 @@ impl<S: EntityField> EntityField for Option<S> {}
 
 impl<S: Schema> Schema for Box<S> {
     type Output = Box<S::Output>;
+    type Stored = S::Stored;
     const KIND: SchemaKind = S::KIND;
     const PARENT: ParentUse = S::PARENT;
 
-    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Self::Stored, D::Error> {
         S::normalize(de)
     }
 
-    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
+    fn denormalize<'s>(stored: &'s Self::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
         S::denormalize(stored, ctx).map(Box::new)
     }
 
     fn query<'s>(ctx: &mut DenormalizeCtx<'s>) -> Option<Result<Self::Output, Unresolved>> {
         S::query(ctx).map(|r| r.map(Box::new))
+    }
+
+    fn skipped(stored: &Self::Stored) -> bool {
+        S::skipped(stored)
+    }
+
+    fn from_json(json: &Value) -> Option<Self::Stored> {
+        S::from_json(json)
     }
 
     fn collection() -> Option<CollectionInfo> {
@@ -258,6 +306,7 @@ impl<S: EntityField> EntityField for Box<S> {}
 /// Any JSON, stored as-is and not normalized.
 impl Schema for Value {
     type Output = Value;
+    type Stored = Value;
 
     fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
         serde::Deserialize::deserialize(de)
@@ -266,20 +315,34 @@ impl Schema for Value {
     fn denormalize<'s>(stored: &'s Value, _: &mut DenormalizeCtx<'s>) -> Result<Value, Unresolved> {
         Ok(stored.clone())
     }
+
+    fn from_json(json: &Value) -> Option<Value> {
+        Some(json.clone())
+    }
 }
 impl EntityField for Value {}
 
 /// No data: the response body is ignored.
 impl Schema for () {
     type Output = ();
+    type Stored = ();
 
-    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+    fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<(), D::Error> {
         <serde::de::IgnoredAny as serde::Deserialize>::deserialize(de)?;
-        Ok(Value::Null)
+        Ok(())
     }
 
-    fn denormalize<'s>(_: &'s Value, _: &mut DenormalizeCtx<'s>) -> Result<(), Unresolved> {
+    fn denormalize<'s>(_: &'s (), _: &mut DenormalizeCtx<'s>) -> Result<(), Unresolved> {
         Ok(())
+    }
+
+    fn from_json(_: &Value) -> Option<()> {
+        Some(())
+    }
+
+    /// A list of `()` keeps nothing: there is no data.
+    fn skipped(_: &()) -> bool {
+        true
     }
 }
 impl EntityField for () {}

@@ -13,6 +13,7 @@
 //! succeeded (R-NORM-2), and what depends on the stored tables (the lists a created entity
 //! joins, which tables hold a deleted pk) is worked out by the commit.
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::cell::RefCell;
 
@@ -26,7 +27,7 @@ use crate::error::Error;
 use crate::json::{MAX_INPUT_DEPTH, as_map};
 use crate::rows::{MergeOutcome, Row, RowData};
 use crate::schema::{Join, Schema, SchemaKind};
-use crate::tables::{EntityMeta, Members, Pk, PkHasher, Record, Slot};
+use crate::tables::{EntityMeta, List, Member, Members, Pk, PkHasher, Record, Slot};
 
 /// One step of a JSON Pointer.
 #[derive(Clone, Debug)]
@@ -116,7 +117,7 @@ pub(crate) struct Pending {
     last: usize,
     /// The lists a page joined, as the page alone reads: `(table, pk, the page's references)`.
     /// A `get_page` fetch resolves to its page, not to the list it joined (R-FETCH-5).
-    pub pages: Vec<(&'static str, String, Members)>,
+    pub pages: Vec<(&'static str, String, Box<dyn List>)>,
     /// Created entities whose lists are found when the batch is committed: those of a
     /// normalization without the tables ([`crate::schema::join_lists`]).
     pub joins: Vec<Join>,
@@ -189,14 +190,14 @@ impl Pending {
     }
 
     /// A collection's new list, replacing the stored one (get_list, R-COL-3).
-    pub(crate) fn collection(&mut self, table: &'static str, pk: &str, items: Vec<Value>) {
+    pub(crate) fn collection<R: Member>(&mut self, table: &'static str, pk: &str, items: Vec<R>) {
         self.set(table, pk, Record::List(Box::new(Members::new(items))), None);
     }
 
     /// References to add to a collection, at its end or its start (`front`), those the stored
     /// list holds skipped when the batch is committed (push, unshift, get_page).
-    pub(crate) fn appended(&mut self, table: &'static str, pk: &str, items: Members, front: bool) {
-        self.set(table, pk, Record::List(Box::new(items)), Some(front));
+    pub(crate) fn appended(&mut self, table: &'static str, pk: &str, items: Box<dyn List>, front: bool) {
+        self.set(table, pk, Record::List(items), Some(front));
     }
 }
 
@@ -238,16 +239,19 @@ struct Deferred {
     frame: u64,
     name: &'static str,
     value: Value,
-    normalize: fn(Value) -> Result<Value, Error>,
+    /// Normalizes `value` with the field's schema; the normalized form is the schema's
+    /// `Stored`, which the row downcasts ([`RowData::set_nested`]).
+    normalize: fn(Value) -> Result<Box<dyn Any + Send>, Error>,
 }
 
 thread_local! {
     static STATE: RefCell<Option<Normalizing>> = const { RefCell::new(None) };
 }
 
-/// What a normalization with [`run`] leaves: its result and its writes.
-pub(crate) struct Outcome {
-    pub result: Value,
+/// What a normalization with [`run`] leaves: its result (a schema's normalized form) and its
+/// writes.
+pub(crate) struct Outcome<T> {
+    pub result: T,
     pub pending: Pending,
 }
 
@@ -256,12 +260,12 @@ pub(crate) struct Outcome {
 /// bytes are not JSON, or a field has the wrong type) into the error to give, with where it was
 /// met (a JSON Pointer, and the entity). A normalization
 /// that `normalize` starts inside this one (none does today) gets a state of its own.
-pub(crate) fn run<E>(
+pub(crate) fn run<T, E>(
     args: Value,
     pk_fallback: Option<String>,
-    normalize: impl FnOnce() -> Result<Value, E>,
+    normalize: impl FnOnce() -> Result<T, E>,
     syntax: impl FnOnce(E, String, Option<&'static str>) -> Error,
-) -> Result<Outcome, Error> {
+) -> Result<Outcome<T>, Error> {
     let state = Normalizing::new(args, pk_fallback);
     /// Puts the enclosing state back, however `normalize` ends.
     struct Restore(Option<Normalizing>);
@@ -466,9 +470,14 @@ pub(crate) fn take_error() -> Option<Error> {
 
 /// Normalizes a `Value` with `S`: the path of a value the normalization holds already (a
 /// deferred field, a union object selected by a function).
-pub(crate) fn normalize_value<S: Schema>(value: Value) -> Result<Value, Error> {
+pub(crate) fn normalize_value<S: Schema>(value: Value) -> Result<S::Stored, Error> {
     S::normalize(value)
         .map_err(|e: serde_json::Error| take_error().unwrap_or_else(|| with(|n| n.invalid(None, e.to_string()))))
+}
+
+/// [`normalize_value`] with the normalized form boxed, for a deferred field.
+fn normalize_deferred<S: Schema>(value: Value) -> Result<Box<dyn Any + Send>, Error> {
+    normalize_value::<S>(value).map(|stored| Box::new(stored) as Box<dyn Any + Send>)
 }
 
 /// The `visit_*` methods of a visitor that accepts one JSON kind (`expected`): every other kind
@@ -518,15 +527,15 @@ pub(crate) fn kept<T>(mut list: Vec<T>) -> Vec<T> {
     list
 }
 
-/// `Vec<S>`: each element normalized with `S`, `null` inputs and results dropped.
-pub(crate) fn list<'de, S: Schema, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+/// `Vec<S>`: each element normalized with `S`, `null` inputs and skipped results dropped.
+pub(crate) fn list<'de, S: Schema, D: Deserializer<'de>>(de: D) -> Result<Vec<S::Stored>, D::Error> {
     de.deserialize_any(ListVisitor::<S>(std::marker::PhantomData))
 }
 
 struct ListVisitor<S>(std::marker::PhantomData<S>);
 
 impl<'de, S: Schema> Visitor<'de> for ListVisitor<S> {
-    type Value = Value;
+    type Value = Vec<S::Stored>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an array")
@@ -534,11 +543,11 @@ impl<'de, S: Schema> Visitor<'de> for ListVisitor<S> {
 
     refuse_other_kinds!("an array");
 
-    fn visit_map<A: de::MapAccess<'de>>(self, _: A) -> Result<Value, A::Error> {
+    fn visit_map<A: de::MapAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
         Err(wrong_kind("an array", "an object"))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let was = with(|n| {
             n.check_depth()?;
             n.pk_fallback = None;
@@ -561,14 +570,15 @@ impl<'de, S: Schema> Visitor<'de> for ListVisitor<S> {
             }
             with(|n| n.path.pop());
             match item {
-                Ok(Some(Value::Null)) => {}
-                Ok(Some(v)) => {
+                Ok(Some(None)) => {}
+                Ok(Some(Some(v))) if S::skipped(&v) => {}
+                Ok(Some(Some(v))) => {
                     out.push(v);
                     if let Some(len) = reserve.take() {
                         with(|n| n.pending.reserve_last(len.saturating_sub(i + 1)));
                     }
                 }
-                Ok(None) => break Ok(Value::Array(kept(out))),
+                Ok(None) => break Ok(kept(out)),
                 Err(e) => break Err(e),
             }
             i += 1;
@@ -578,42 +588,43 @@ impl<'de, S: Schema> Visitor<'de> for ListVisitor<S> {
     }
 }
 
-/// `S`, or `null` for a `null` input (a list element, an `Option`).
+/// `S`, or `None` for a `null` input (a list element, an `Option`).
 pub(crate) struct OptionSeed<S>(pub std::marker::PhantomData<S>);
 
 impl<'de, S: Schema> DeserializeSeed<'de> for OptionSeed<S> {
-    type Value = Value;
+    type Value = Option<S::Stored>;
 
-    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Self::Value, D::Error> {
         de.deserialize_option(self)
     }
 }
 
 impl<'de, S: Schema> Visitor<'de> for OptionSeed<S> {
-    type Value = Value;
+    type Value = Option<S::Stored>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("any JSON value")
     }
 
-    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
     }
 
-    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
-        S::normalize(de)
+    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<Self::Value, D::Error> {
+        S::normalize(de).map(Some)
     }
 }
 
 /// A nested-schema field `name` of an entity or object row, normalized with `S` while serde
 /// fills the row (what `#[derive(Entity)]`'s row calls for each nested field): the row keeps
 /// what it returns, the normalized form. A schema that reads the object holding it is parsed
-/// into a `Value` now and normalized once that object is complete (`finish_object`).
-pub fn nested<'de, S: Schema, D: Deserializer<'de>>(de: D, name: &'static str) -> Result<Option<Value>, D::Error> {
+/// into a `Value` now and normalized once that object is complete (`finish_object`), which
+/// sets the field; until then it is `None`.
+pub fn nested<'de, S: Schema, D: Deserializer<'de>>(de: D, name: &'static str) -> Result<Option<S::Stored>, D::Error> {
     if with(|n| S::PARENT.wanted(n.entity_depth)) {
         let value = Value::deserialize(de)?;
         with(|n| {
@@ -621,10 +632,10 @@ pub fn nested<'de, S: Schema, D: Deserializer<'de>>(de: D, name: &'static str) -
                 frame: n.frame,
                 name,
                 value,
-                normalize: normalize_value::<S>,
+                normalize: normalize_deferred::<S>,
             })
         });
-        return Ok(Some(Value::Null));
+        return Ok(None);
     }
     let saved = with(|n| {
         n.path.push(Seg::Key(Cow::Borrowed(name)));
@@ -683,9 +694,7 @@ pub(crate) fn finish_object(row: &mut dyn RowData) -> Result<(), Error> {
             n.path.pop();
             (n.parent, n.parent_key, n.in_list, n.pk_fallback) = saved;
         });
-        if let Some(slot) = row.nested_mut(d.name) {
-            *slot = Some(r?);
-        }
+        row.set_nested(d.name, r?);
     }
     Ok(())
 }
@@ -735,7 +744,7 @@ mod tests {
         let failed = run(
             serde_json::json!({}),
             None,
-            || Err(Error::InvalidConfig { reason: "x".into() }),
+            || Err::<(), _>(Error::InvalidConfig { reason: "x".into() }),
             syntax,
         );
         assert!(failed.is_err());

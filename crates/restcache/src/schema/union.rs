@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::entity::invalidated_pk;
 use super::normalize::{fail, invalid, take_error, with};
 use crate::pk::string_form;
+use crate::refs::{EntityRef, UnionRef};
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 use crate::tables::Record;
 
@@ -57,8 +58,8 @@ pub trait Union: Clone + Send + Sync + 'static {
     /// array element, the object holding the array), and the key it appears under.
     fn select(value: &Value, parent: Option<&Value>, key: Option<&str>) -> Option<usize>;
 
-    /// Normalizes the object `de` gives as the entity of variant `index`; returns its pk.
-    fn normalize_variant<'de, D: Deserializer<'de>>(index: usize, de: D) -> Result<String, D::Error>;
+    /// Normalizes the object `de` gives as the entity of variant `index`; returns its reference.
+    fn normalize_variant<'de, D: Deserializer<'de>>(index: usize, de: D) -> Result<EntityRef, D::Error>;
 
     /// Reads the entity `pk` of variant `index`.
     fn read_variant(index: usize, pk: &str, ctx: &mut DenormalizeCtx<'_>) -> Result<Self, Unresolved>;
@@ -97,15 +98,15 @@ pub fn collection_key(keys: &[&str]) -> String {
     format!("[{}]", keys.join(";"))
 }
 
-/// `Schema::normalize` of a union: a `[tag, pk]` reference, an inline `other` object, or
-/// `null` for an unmatched element of a list (R-UNION-3).
+/// `Schema::normalize` of a union: a reference to the variant's entity, an inline `other`
+/// object, or a skipped unmatched element of a list (R-UNION-3).
 ///
 /// A union chosen by an attribute reads the object's entries until it meets the attribute,
 /// keeping those before it, then gives the chosen variant the kept entries followed by the rest
 /// of the object as it is parsed: no `Value` of the object is built unless the attribute comes
 /// late. A union chosen by a function parses the object into a `Value` for the function.
 #[doc(hidden)]
-pub fn normalize<'de, U: Union, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+pub fn normalize<'de, U: Union, D: Deserializer<'de>>(de: D) -> Result<UnionRef, D::Error> {
     match U::ATTRIBUTE {
         Some(attribute) => de.deserialize_map(ByAttribute::<U> {
             attribute,
@@ -134,23 +135,23 @@ pub fn normalize<'de, U: Union, D: Deserializer<'de>>(de: D) -> Result<Value, D:
 }
 
 /// The reference to the entity `pk` of variant `i`.
-fn reference<U: Union, E: de::Error>(i: usize, pk: String) -> Result<Value, E> {
+fn reference<U: Union, E: de::Error>(i: usize, pk: EntityRef) -> Result<UnionRef, E> {
     let tag = U::TAGS
         .get(i)
         .ok_or_else(|| invalid(Some(U::NAME), "no such variant"))?;
-    Ok(Value::Array(vec![Value::String((*tag).to_owned()), Value::String(pk)]))
+    Ok(UnionRef::Entity { tag, pk })
 }
 
 /// What an object that matches no variant normalizes to: itself, kept inline, with an `other`
 /// variant; nothing in a list (skipped with a warning); otherwise an error.
-fn unmatched<U: Union, E: de::Error>(object: Option<Value>) -> Result<Value, E> {
+fn unmatched<U: Union, E: de::Error>(object: Option<Value>) -> Result<UnionRef, E> {
     if U::HAS_OTHER {
-        return Ok(object.unwrap_or(Value::Null));
+        return Ok(object.map_or(UnionRef::Skipped, UnionRef::Other));
     }
     let (in_list, position) = with(|n| (n.in_list, n.pointer()));
     if in_list {
         tracing::warn!(union = U::NAME, position = %position, "list element matches no variant; skipped");
-        return Ok(Value::Null);
+        return Ok(UnionRef::Skipped);
     }
     Err(invalid(Some(U::NAME), format!("matches no variant of {}", U::NAME)))
 }
@@ -161,13 +162,13 @@ struct ByAttribute<U> {
 }
 
 impl<'de, U: Union> Visitor<'de> for ByAttribute<U> {
-    type Value = Value;
+    type Value = UnionRef;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "an object for {}", U::NAME)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<UnionRef, A::Error> {
         let mut before = Vec::new();
         let chosen = loop {
             let Some(key) = map.next_key::<String>()? else {
@@ -198,7 +199,7 @@ impl<'de, U: Union> Visitor<'de> for ByAttribute<U> {
                 while let Some((k, v)) = map.next_entry::<String, Value>()? {
                     object.insert(k, v);
                 }
-                Ok(Value::Object(object))
+                Ok(UnionRef::Other(Value::Object(object)))
             }
             None => {
                 while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
@@ -257,18 +258,45 @@ impl<'de, A: MapAccess<'de>> Deserializer<'de> for Kept<A> {
 
 /// `Schema::denormalize` of a union.
 #[doc(hidden)]
-pub fn denormalize<U: Union>(stored: &Value, ctx: &mut DenormalizeCtx<'_>) -> Result<U, Unresolved> {
+pub fn denormalize<U: Union>(stored: &UnionRef, ctx: &mut DenormalizeCtx<'_>) -> Result<U, Unresolved> {
     match stored {
-        Value::Array(pair) => {
-            let [Value::String(tag), Value::String(pk)] = pair.as_slice() else {
-                return Err(Unresolved);
-            };
+        UnionRef::Entity { tag, pk } => {
             let i = U::TAGS.iter().position(|t| t == tag).ok_or(Unresolved)?;
-            U::read_variant(i, pk, ctx)
+            U::read_variant(i, pk.as_str(), ctx)
         }
-        Value::Object(_) => U::from_other(stored).ok_or(Unresolved),
-        _ => Err(Unresolved),
+        UnionRef::Other(value) => U::from_other(value).ok_or(Unresolved),
+        UnionRef::Skipped => Err(Unresolved),
     }
+}
+
+/// `Schema::from_json` of a union: `[tag, pk]`, an input its `other` variant kept, or `null`.
+#[doc(hidden)]
+pub fn from_json<U: Union>(json: &Value) -> Option<UnionRef> {
+    match json {
+        Value::Array(pair) => {
+            let [tag, pk] = pair.as_slice() else { return None };
+            let tag = U::TAGS.iter().find(|t| tag.as_str() == Some(**t))?;
+            Some(UnionRef::Entity {
+                tag,
+                pk: EntityRef::from_json(pk)?,
+            })
+        }
+        Value::Object(_) if U::HAS_OTHER => Some(UnionRef::Other(json.clone())),
+        Value::Null => Some(UnionRef::Skipped),
+        _ => None,
+    }
+}
+
+/// `Schema::skipped` of a union: an unmatched list element.
+#[doc(hidden)]
+pub fn skipped(stored: &UnionRef) -> bool {
+    matches!(stored, UnionRef::Skipped)
+}
+
+/// `EntitySchema::is_entity` of a union.
+#[doc(hidden)]
+pub fn is_entity(stored: &UnionRef) -> bool {
+    matches!(stored, UnionRef::Entity { .. })
 }
 
 /// Query mode of a union (R-GET-3): the variant the args' attribute names, else the first

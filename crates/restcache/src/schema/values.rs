@@ -5,8 +5,6 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use serde_json::{Map, Value};
-
 use super::{EntityField, Registry, Schema};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
@@ -73,21 +71,28 @@ where
 
 impl<S: Schema> Schema for Values<S> {
     type Output = BTreeMap<String, S::Output>;
+    type Stored = BTreeMap<String, S::Stored>;
 
     const PARENT: super::ParentUse = S::PARENT;
 
-    fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
+    fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<Self::Stored, D::Error> {
         de.deserialize_any(ValuesVisitor::<S>(PhantomData))
     }
 
-    fn denormalize<'s>(stored: &'s Value, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
-        let Value::Object(map) = stored else {
-            return Err(Unresolved);
-        };
+    fn denormalize<'s>(map: &'s Self::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
         Ok(map
             .iter()
             .filter_map(|(k, v)| Some((k.clone(), S::denormalize(v, ctx).ok()?)))
             .collect())
+    }
+
+    fn from_json(json: &serde_json::Value) -> Option<Self::Stored> {
+        let map = json.as_object()?;
+        Some(
+            map.iter()
+                .filter_map(|(k, v)| Some((k.clone(), S::from_json(v)?)))
+                .collect(),
+        )
     }
 
     fn register(registry: &mut Registry) {
@@ -100,7 +105,7 @@ impl<S: EntityField> EntityField for Values<S> {}
 struct ValuesVisitor<S>(PhantomData<S>);
 
 impl<'de, S: Schema> Visitor<'de> for ValuesVisitor<S> {
-    type Value = Value;
+    type Value = BTreeMap<String, S::Stored>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object for Values")
@@ -108,17 +113,17 @@ impl<'de, S: Schema> Visitor<'de> for ValuesVisitor<S> {
 
     refuse_other_kinds!("an object for Values");
 
-    fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<Value, A::Error> {
+    fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
         Err(wrong_kind("an object for Values", "an array"))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let was = with(|n| {
             n.check_depth()?;
             Ok(std::mem::replace(&mut n.in_list, true))
         })
         .map_err(fail)?;
-        let mut out = Map::new();
+        let mut out = BTreeMap::new();
         let result = loop {
             let key = match map.next_key::<String>() {
                 Ok(Some(key)) => key,
@@ -135,14 +140,15 @@ impl<'de, S: Schema> Visitor<'de> for ValuesVisitor<S> {
                 n.path.pop();
             });
             match r {
-                Ok(Value::Null) => {}
-                Ok(v) => {
+                Ok(None) => {}
+                Ok(Some(v)) if S::skipped(&v) => {}
+                Ok(Some(v)) => {
                     out.insert(key, v);
                 }
                 Err(e) => break Err(e),
             }
         };
         with(|n| n.in_list = was);
-        result.map(|()| Value::Object(out))
+        result.map(|()| out)
     }
 }

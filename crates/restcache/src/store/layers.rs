@@ -16,6 +16,7 @@ use super::write::{apply_layered, normalize_value, settle};
 use super::{DEFAULT_DATA_EXPIRY, KeyMap, Store, StoredResult, get_hashed};
 use crate::error::Error;
 use crate::json::as_map;
+use crate::refs::AnyStored;
 use crate::schema::denormalize::DenormalizeCtx;
 use crate::schema::normalize::Pending;
 use crate::schema::{CollectionPolicy, Schema};
@@ -54,7 +55,7 @@ pub enum Optimistic {
     Unshift,
 }
 
-type Normalize = fn(Layered<'_>, &LayerInput<'_>) -> Result<(Value, Pending), Error>;
+type Normalize = fn(Layered<'_>, &LayerInput<'_>) -> Result<(Arc<dyn AnyStored>, Pending), Error>;
 type Exists = fn(Layered<'_>, &Value) -> bool;
 
 /// What a layer normalizes.
@@ -119,13 +120,16 @@ impl Layer {
     }
 }
 
-fn normalize_layer<S: Schema>(beneath: Layered<'_>, input: &LayerInput<'_>) -> Result<(Value, Pending), Error> {
+fn normalize_layer<S: Schema>(
+    beneath: Layered<'_>,
+    input: &LayerInput<'_>,
+) -> Result<(Arc<dyn AnyStored>, Pending), Error> {
     let placeholder = input.placeholder.map(str::to_owned);
     let value = input.value.clone();
     let outcome = normalize_value::<S>(input.method, value, input.args, input.body, placeholder)?;
     let mut pending = outcome.pending;
     settle(&mut pending, beneath, input.args, input.body, input.policy);
-    Ok((outcome.result, pending))
+    Ok((Arc::new(outcome.result), pending))
 }
 
 /// Whether the entity the args name is stored and valid (query mode finds it).
@@ -168,9 +172,11 @@ impl Store {
         if self.derived.is_none() || self.meta.get(key).is_some_and(|m| m.invalidated) {
             return false;
         }
+        let stored = self.results.get(key).map(StoredResult::read_as::<S>);
         let mut ctx = DenormalizeCtx::untracked(Layered::committed(&self.tables), args);
-        match self.results.get(key) {
-            Some(r) => S::denormalize(&r.value, &mut ctx).is_ok(),
+        match &stored {
+            Some(Some(stored)) => S::denormalize(stored, &mut ctx).is_ok(),
+            Some(None) => false,
             None => S::query(&mut ctx).is_some_and(|r| r.is_ok()),
         }
     }
@@ -262,7 +268,7 @@ fn write_layer(
             apply_layered(&mut derived.over, base, next, pending, meta);
             let version = previous
                 .and_then(|p| p.results.get(&layer.key))
-                .filter(|r| r.value == result)
+                .filter(|r| r.value.same(result.as_ref()))
                 .map_or_else(|| Store::bump(next), |r| r.version);
             derived
                 .results

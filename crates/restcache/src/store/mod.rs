@@ -27,6 +27,7 @@ use serde_json::{Map, Value};
 use crate::bounded_value::{self, Refused};
 use crate::error::Error;
 use crate::json::MAX_INPUT_DEPTH;
+use crate::refs::AnyStored;
 use crate::schema::{CollectionPolicy, Schema};
 use crate::tables::{PkHasher, Record, Tables};
 
@@ -179,10 +180,29 @@ impl<'a> WriteOptions<'a> {
     }
 }
 
+/// An endpoint's result: its schema's normalized form, and its version.
 #[derive(Clone, Debug)]
 pub(crate) struct StoredResult {
-    pub value: Value,
+    pub value: Arc<dyn AnyStored>,
     pub version: u64,
+}
+
+impl StoredResult {
+    /// The result as the normalized form of the schema that wrote it, `T`: `None` when it was
+    /// written by another schema.
+    pub fn typed<T: 'static>(&self) -> Option<&T> {
+        self.value.as_any().downcast_ref()
+    }
+
+    /// The result as `S` reads it: the normalized form of `S` stored, or one made from the JSON
+    /// of another schema's (a member read `with_schema`, say; R-READ-6); `None` when that is no
+    /// normalized form of `S`.
+    pub fn read_as<S: Schema>(&self) -> Option<std::borrow::Cow<'_, S::Stored>> {
+        match self.typed::<S::Stored>() {
+            Some(stored) => Some(std::borrow::Cow::Borrowed(stored)),
+            None => S::from_json(&self.value.json()).map(std::borrow::Cow::Owned),
+        }
+    }
 }
 
 /// The normalized cache.
@@ -395,7 +415,7 @@ impl Store {
                         "pk": pk.as_str(),
                         "record": match &slot.record {
                             Record::Entity(row) => Value::Object(row.json()),
-                            Record::List(items) => Value::Array(items.refs().to_vec()),
+                            Record::List(items) => items.json(),
                             Record::Invalid => "INVALID".into(),
                         },
                         "version": slot.version,
@@ -417,7 +437,7 @@ impl Store {
         serde_json::json!({
             "version": self.version,
             "entities": entities,
-            "results": results.into_iter().map(|(k, r)| serde_json::json!({"key": k, "value": r.value, "version": r.version})).collect::<Vec<_>>(),
+            "results": results.into_iter().map(|(k, r)| serde_json::json!({"key": k, "value": r.value.json(), "version": r.version})).collect::<Vec<_>>(),
             "meta": meta.into_iter().map(|(k, m)| serde_json::json!({
                 "key": k,
                 "fetched_at": at(m.fetched_at),

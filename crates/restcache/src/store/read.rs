@@ -13,9 +13,9 @@ use serde_json::{Map, Value};
 use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
 use parking_lot::MutexGuard;
 
-use super::{Cached, ExpiryStatus, KeyMap, Store, args_value, get_hashed, key_hash};
+use super::{Cached, ExpiryStatus, KeyMap, Store, StoredResult, args_value, get_hashed, key_hash};
 use crate::error::Error;
-use crate::schema::denormalize::{DenormalizeCtx, Deps};
+use crate::schema::denormalize::{DenormalizeCtx, Deps, Unresolved};
 use crate::schema::{Registry, Schema};
 use crate::tables::Stamp;
 
@@ -247,9 +247,11 @@ impl Store {
         }
 
         let empty = Value::Object(Map::new());
+        let stored = result.map(StoredResult::read_as::<S>);
         let mut ctx = DenormalizeCtx::new(self.read_tables(), query_args.as_ref().unwrap_or(&empty));
-        let outcome = match result {
-            Some(r) => Some(S::denormalize(&r.value, &mut ctx)),
+        let outcome = match &stored {
+            Some(Some(stored)) => Some(S::denormalize(stored, &mut ctx)),
+            Some(None) => Some(Err(Unresolved)),
             None => S::query(&mut ctx),
         };
         let deps = ctx.into_deps();

@@ -50,7 +50,7 @@ thread_local! {
 
 /// Normalizes `bytes` with `S` as a call with `args`; `None` if simd-json did not (the caller
 /// then normalizes them with serde_json).
-pub(super) fn normalize<S: Schema>(bytes: &[u8], args: &Value) -> Option<Outcome> {
+pub(super) fn normalize<S: Schema>(bytes: &[u8], args: &Value) -> Option<Outcome<S::Stored>> {
     if bytes.len() > MAX_BYTES || !*AGREES || has_negative_zero(bytes) {
         return None;
     }
@@ -135,12 +135,13 @@ mod tests {
 
     impl Schema for Unread {
         type Output = ();
+        type Stored = ();
 
-        fn normalize<'de, D: serde::Deserializer<'de>>(_: D) -> Result<Value, D::Error> {
-            Ok(Value::Null)
+        fn normalize<'de, D: serde::Deserializer<'de>>(_: D) -> Result<(), D::Error> {
+            Ok(())
         }
 
-        fn denormalize<'s>(_: &'s Value, _: &mut DenormalizeCtx<'s>) -> Result<(), Unresolved> {
+        fn denormalize<'s>(_: &'s (), _: &mut DenormalizeCtx<'s>) -> Result<(), Unresolved> {
             Ok(())
         }
     }

@@ -12,6 +12,7 @@ use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
 use crate::bounded_value::Refused;
 use crate::error::Error;
 use crate::json::{MAX_INPUT_DEPTH, as_map, dispose};
+use crate::refs::AnyStored;
 use crate::rows::MergeOutcome;
 use crate::schema::denormalize::DenormalizeCtx;
 use crate::schema::normalize::{Outcome, Pending, PendingTable, appended_at, run};
@@ -80,13 +81,14 @@ pub(crate) fn syntax_error(e: serde_json::Error, content_type: Option<&str>) -> 
     }
 }
 
-/// A response normalized before the store is locked, ready to be committed.
-pub(crate) struct Normalized {
-    result: Value,
+/// A response normalized before the store is locked, ready to be committed: `T` is its
+/// schema's normalized form.
+pub(crate) struct Normalized<T> {
+    result: T,
     pending: Pending,
 }
 
-impl Normalized {
+impl<T> Normalized<T> {
     /// How many entities the commit will write, and how many INVALID marks (deletes).
     pub(crate) fn counts(&self) -> (usize, usize) {
         let rows = self.pending.tables.iter().flat_map(|t| t.rows.values());
@@ -99,9 +101,9 @@ impl Normalized {
 }
 
 /// A fetched body normalized before the store is locked ([`Store::normalize_fetched`]).
-pub(crate) enum Detached {
+pub(crate) enum Detached<T> {
     /// Commit it with [`Store::commit_fetched`].
-    Ready(Normalized),
+    Ready(Normalized<T>),
     /// The body is refused. Reported after the schema check, as under the lock.
     Failed(Error),
 }
@@ -137,7 +139,7 @@ pub(super) fn normalize_value<S: Schema>(
     args: &Value,
     body: Option<&Value>,
     pk_fallback: Option<String>,
-) -> Result<Outcome, Error> {
+) -> Result<Outcome<S::Stored>, Error> {
     let value = prepare(S::KIND, method, value, as_map(args), body)?;
     let syntax = |e| syntax_error(e, None);
     run(
@@ -166,7 +168,7 @@ fn normalize_bytes<S: Schema>(
     args: &Value,
     body: Option<&Value>,
     syntax: &dyn Fn(serde_json::Error) -> Error,
-) -> Result<Outcome, Error> {
+) -> Result<Outcome<S::Stored>, Error> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return normalize_value::<S>(method, Value::Null, args, body, None);
     }
@@ -401,7 +403,7 @@ impl Store {
         bytes: &[u8],
         opts: WriteOptions<'_>,
         syntax: &dyn Fn(serde_json::Error) -> Error,
-    ) -> Detached {
+    ) -> Detached<S::Stored> {
         let method = key.split_once(' ').map_or("", |(m, _)| m);
         match normalize_bytes::<S>(method, bytes, args, opts.body, syntax) {
             Ok(Outcome { result, pending }) => Detached::Ready(Normalized { result, pending }),
@@ -417,7 +419,7 @@ impl Store {
         &mut self,
         key: &str,
         args: &Value,
-        normalized: Normalized,
+        normalized: Normalized<S::Stored>,
         opts: WriteOptions<'_>,
         layer: Option<u64>,
     ) -> Result<Option<Arc<S::Output>>, Error> {
@@ -429,14 +431,14 @@ impl Store {
             .into_iter()
             .map(|(table, pk, refs)| {
                 let slot = Slot {
-                    record: Record::List(Box::new(refs)),
+                    record: Record::List(refs),
                     meta,
                     version: 0,
                 };
                 (table, pk, slot)
             })
             .collect();
-        self.commit_normalized(key, args, result, pending, opts, layer);
+        self.commit_normalized(key, args, Arc::new(result), pending, opts, layer);
         // What the response wrote, read as the cache now holds it: a field the response
         // omitted shows its cached value, and a newer write that won shows; a page reads as
         // the page, not as the list it joined.
@@ -452,12 +454,12 @@ impl Store {
         key: &str,
         args: &Value,
         opts: WriteOptions<'_>,
-        normalize: impl FnOnce(&str) -> Result<Outcome, Error>,
+        normalize: impl FnOnce(&str) -> Result<Outcome<S::Stored>, Error>,
     ) -> Result<(), Error> {
         self.check_schema::<S>()?;
         let method = key.split_once(' ').map_or("", |(m, _)| m);
         let Outcome { result, pending } = normalize(method)?;
-        self.commit_normalized(key, args, result, pending, opts, None);
+        self.commit_normalized(key, args, Arc::new(result), pending, opts, None);
         Ok(())
     }
 
@@ -467,7 +469,7 @@ impl Store {
         &mut self,
         key: &str,
         args: &Value,
-        result: Value,
+        result: Arc<dyn AnyStored>,
         mut pending: Pending,
         opts: WriteOptions<'_>,
         layer: Option<u64>,
@@ -530,7 +532,7 @@ impl Store {
     fn commit(
         &mut self,
         key: &str,
-        result: Option<Value>,
+        result: Option<Arc<dyn AnyStored>>,
         pending: Pending,
         fetched_at: Instant,
         now: Instant,
@@ -542,7 +544,7 @@ impl Store {
             let newer = self.meta.get(key).is_some_and(|m| m.fetched_at > fetched_at);
             if !newer {
                 match self.results.get_mut(key) {
-                    Some(r) if r.value == result => {}
+                    Some(r) if r.value.same(result.as_ref()) => {}
                     Some(r) => {
                         r.value = result;
                         r.version = Self::bump(&mut self.next_version);
@@ -676,7 +678,7 @@ fn apply(slot: &mut Slot, record: Record, appended: Option<bool>, meta: EntityMe
         // meta included. An older write too merges so, underneath (R-NORM-7): a later-started
         // write must not make the list lose an entity the server created.
         (Record::List(items), Record::List(stored)) if appended.is_some() => {
-            if !stored.add(*items, appended == Some(true)) {
+            if !stored.add_list(items, appended == Some(true)) {
                 return false;
             }
             changed = true;
