@@ -138,6 +138,11 @@ pub mod __private {
         normalize_object, read_object,
     };
 
+    /// `#[entity(pk)]`: the pk of a row's field, as a reference.
+    pub fn pk_ref<T: serde::Serialize + ?Sized>(value: &T) -> Option<EntityRef> {
+        crate::pk::pk_text(value)
+    }
+
     /// `#[entity(pk)]`: the pk of an object by one field.
     pub fn pk_field(input: &Value, field: &str) -> Option<String> {
         crate::pk::pk_string(input.get(field))

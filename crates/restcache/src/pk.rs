@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::fmt::Display;
+use std::marker::PhantomData;
 
 use serde::Serialize;
 use serde::ser::{self, Impossible, Serializer};
@@ -45,14 +46,25 @@ pub fn pk_string(v: Option<&Value>) -> Option<String> {
 /// `n.to_string()`, with integers written by `itoa` instead of the formatting machinery.
 /// Negative zero and non-integers take the general path, so the text is always serde_json's.
 pub(crate) fn number_string(n: &serde_json::Number) -> String {
+    number_text(n)
+}
+
+/// [`number_string`] as any text type: an inline one (a [`Pk`]) takes a short number without
+/// allocating.
+fn number_text<O: PkOut>(n: &serde_json::Number) -> O {
     if let Some(u) = n.as_u64() {
-        itoa::Buffer::new().format(u).to_owned()
+        O::from(itoa::Buffer::new().format(u))
     } else if let Some(i) = n.as_i64().filter(|i| *i < 0) {
-        itoa::Buffer::new().format(i).to_owned()
+        O::from(itoa::Buffer::new().format(i))
     } else {
-        n.to_string()
+        O::from(n.to_string())
     }
 }
+
+/// A type a pk's text is written into: `String`, or an inline key.
+pub(crate) trait PkOut: for<'a> From<&'a str> + From<String> {}
+
+impl<O: for<'a> From<&'a str> + From<String>> PkOut for O {}
 
 /// The pk a typed field value yields (R-NORM-3): a non-empty string, or a number written as
 /// serde_json writes it; `None` for anything else (a boolean, `None`, a list, an object).
@@ -66,11 +78,16 @@ pub(crate) fn number_string(n: &serde_json::Number) -> String {
 /// assert_eq!(pk_of(&true), None);
 /// ```
 pub fn pk_of<T: Serialize + ?Sized>(value: &T) -> Option<String> {
-    value.serialize(PkText).ok().flatten()
+    pk_text(value)
 }
 
-/// Serializes a scalar into its pk text; anything else is no pk.
-struct PkText;
+/// [`pk_of`] written into `O`: a pk no longer than an inline key's room costs no allocation.
+pub(crate) fn pk_text<O: PkOut, T: Serialize + ?Sized>(value: &T) -> Option<O> {
+    value.serialize(PkText(PhantomData)).ok().flatten()
+}
+
+/// Serializes a scalar into its pk text, as an `O`; anything else is no pk.
+struct PkText<O>(PhantomData<O>);
 
 /// Not a pk: the value is a list, an object or another compound value.
 #[derive(Debug)]
@@ -90,14 +107,14 @@ impl ser::Error for NotScalar {
     }
 }
 
-type Text = Result<Option<String>, NotScalar>;
+type Text<O> = Result<Option<O>, NotScalar>;
 
-fn number(n: impl Into<serde_json::Number>) -> Text {
-    Ok(Some(number_string(&n.into())))
+fn number<O: PkOut>(n: impl Into<serde_json::Number>) -> Text<O> {
+    Ok(Some(number_text(&n.into())))
 }
 
-impl Serializer for PkText {
-    type Ok = Option<String>;
+impl<O: PkOut> Serializer for PkText<O> {
+    type Ok = Option<O>;
     type Error = NotScalar;
     type SerializeSeq = Impossible<Self::Ok, NotScalar>;
     type SerializeTuple = Impossible<Self::Ok, NotScalar>;
@@ -107,67 +124,73 @@ impl Serializer for PkText {
     type SerializeStruct = Impossible<Self::Ok, NotScalar>;
     type SerializeStructVariant = Impossible<Self::Ok, NotScalar>;
 
-    fn serialize_bool(self, _: bool) -> Text {
+    fn serialize_bool(self, _: bool) -> Text<O> {
         Ok(None)
     }
-    fn serialize_i8(self, v: i8) -> Text {
+    fn serialize_i8(self, v: i8) -> Text<O> {
         number(v)
     }
-    fn serialize_i16(self, v: i16) -> Text {
+    fn serialize_i16(self, v: i16) -> Text<O> {
         number(v)
     }
-    fn serialize_i32(self, v: i32) -> Text {
+    fn serialize_i32(self, v: i32) -> Text<O> {
         number(v)
     }
-    fn serialize_i64(self, v: i64) -> Text {
+    fn serialize_i64(self, v: i64) -> Text<O> {
         number(v)
     }
-    fn serialize_u8(self, v: u8) -> Text {
+    fn serialize_u8(self, v: u8) -> Text<O> {
         number(v)
     }
-    fn serialize_u16(self, v: u16) -> Text {
+    fn serialize_u16(self, v: u16) -> Text<O> {
         number(v)
     }
-    fn serialize_u32(self, v: u32) -> Text {
+    fn serialize_u32(self, v: u32) -> Text<O> {
         number(v)
     }
-    fn serialize_u64(self, v: u64) -> Text {
+    fn serialize_u64(self, v: u64) -> Text<O> {
         number(v)
     }
-    fn serialize_f32(self, v: f32) -> Text {
+    fn serialize_f32(self, v: f32) -> Text<O> {
         self.serialize_f64(f64::from(v))
     }
-    fn serialize_f64(self, v: f64) -> Text {
-        Ok(serde_json::Number::from_f64(v).map(|n| number_string(&n)))
+    fn serialize_f64(self, v: f64) -> Text<O> {
+        Ok(serde_json::Number::from_f64(v).map(|n| number_text(&n)))
     }
-    fn serialize_char(self, v: char) -> Text {
-        Ok(Some(v.to_string()))
+    fn serialize_char(self, v: char) -> Text<O> {
+        Ok(Some(O::from(v.encode_utf8(&mut [0; 4]) as &str)))
     }
-    fn serialize_str(self, v: &str) -> Text {
-        Ok((!v.is_empty()).then(|| v.to_owned()))
+    fn serialize_str(self, v: &str) -> Text<O> {
+        Ok((!v.is_empty()).then(|| O::from(v)))
     }
-    fn serialize_bytes(self, _: &[u8]) -> Text {
+    fn serialize_bytes(self, _: &[u8]) -> Text<O> {
         Err(NotScalar)
     }
-    fn serialize_none(self) -> Text {
+    fn serialize_none(self) -> Text<O> {
         Ok(None)
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Text {
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Text<O> {
         value.serialize(self)
     }
-    fn serialize_unit(self) -> Text {
+    fn serialize_unit(self) -> Text<O> {
         Ok(None)
     }
-    fn serialize_unit_struct(self, _: &'static str) -> Text {
+    fn serialize_unit_struct(self, _: &'static str) -> Text<O> {
         Ok(None)
     }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Text {
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Text<O> {
         self.serialize_str(variant)
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Text {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> Text<O> {
         value.serialize(self)
     }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> Text {
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Text<O> {
         Err(NotScalar)
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotScalar> {
@@ -209,7 +232,7 @@ impl Serializer for PkText {
 mod tests {
     use serde_json::Value;
 
-    use super::{number_string, pk_of, pk_string};
+    use super::{Pk, number_string, pk_of, pk_string, pk_text};
 
     /// A number's string form is exactly what serde_json writes for it.
     #[test]
@@ -261,5 +284,34 @@ mod tests {
         assert_eq!(pk_of(&7u8).as_deref(), Some("7"));
         assert_eq!(pk_of(&i64::MIN).as_deref(), Some("-9223372036854775808"));
         assert_eq!(pk_of(&Option::<u32>::None), None);
+    }
+
+    /// R-NORM-3: a typed pk written as an inline key is the text `pk_of` gives, short or long,
+    /// and none where that gives none.
+    #[test]
+    fn r_norm_3_a_typed_pk_written_inline_is_the_same_text() {
+        let long = "p".repeat(40);
+        let texts = [
+            "5",
+            "-1",
+            "1.5",
+            "18446744073709551615",
+            "\"a\"",
+            "\"\"",
+            "\"ü€\"",
+            "true",
+            "null",
+            "[1]",
+        ];
+        let values = texts
+            .iter()
+            .map(|t| serde_json::from_str::<Value>(t).unwrap())
+            .chain([Value::String(long)]);
+        for v in values {
+            let inline: Option<Pk> = pk_text(&v);
+            assert_eq!(inline.as_deref(), pk_of(&v).as_deref(), "{v}");
+        }
+        assert_eq!(pk_text::<Pk, _>(&'x').as_deref(), Some("x"));
+        assert_eq!(pk_text::<Pk, _>(&u64::MAX).as_deref(), Some("18446744073709551615"));
     }
 }

@@ -28,7 +28,7 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
     };
     let row_ty = &names.row;
 
-    let (pk, row_pk) = match pk {
+    let (pk, row_pk, row_ref) = match pk {
         Pk::Field(member, name) => (
             quote! { ::restcache::__private::pk_field(#input, #name) },
             quote! {
@@ -37,10 +37,19 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
                     ::core::option::Option::None => ::core::option::Option::None,
                 }
             },
+            Some(quote! {
+                fn row_ref(#row: &#row_ty) -> ::core::option::Option<::restcache::__private::EntityRef> {
+                    match &#row.#member {
+                        ::core::option::Option::Some(value) => ::restcache::__private::pk_ref(value),
+                        ::core::option::Option::None => ::core::option::Option::None,
+                    }
+                }
+            }),
         ),
         Pk::Fn(path) => (
             quote_spanned! {path.span()=> #path(#input) },
             quote_spanned! {path.span()=> ::restcache::__private::pk_by_fn(#row, #path) },
+            None,
         ),
     };
 
@@ -102,6 +111,8 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
                 fn row_pk(#row: &#row_ty) -> ::core::option::Option<::std::string::String> {
                     #row_pk
                 }
+
+                #row_ref
 
                 #[allow(unused_variables)]
                 fn read<'s>(

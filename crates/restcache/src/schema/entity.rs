@@ -75,6 +75,13 @@ pub trait Entity: Default + Clone + Send + Sync + 'static {
     /// The primary key of a row just filled from a response (R-NORM-3).
     fn row_pk(row: &Self::Row) -> Option<String>;
 
+    /// [`row_pk`](Self::row_pk) as the reference the store keeps; the derive writes a short pk
+    /// inline, without a `String` in between.
+    #[doc(hidden)]
+    fn row_ref(row: &Self::Row) -> Option<EntityRef> {
+        Self::row_pk(row).map(EntityRef::from)
+    }
+
     /// Builds the entity from its stored row: `Default` overlaid with the row's fields, nested
     /// schemas read through `r`.
     fn read<'s>(row: &'s Self::Row, r: &mut EntityReader<'_, 's>) -> Result<Self, Unresolved>;
@@ -104,15 +111,15 @@ pub(crate) fn normalize_entity<'de, E: Entity, D: Deserializer<'de>>(de: D) -> R
     leave_object(outer);
     leave_entity(None);
     finished.map_err(fail)?;
-    let pk = E::row_pk(&row)
-        .filter(|pk| !pk.is_empty())
+    let pk = E::row_ref(&row)
+        .filter(|pk| !pk.as_str().is_empty())
         // A `Values` map key stands in for a missing pk, but an empty key is no pk either (R-NORM-3).
-        .or(fallback.filter(|k| !k.is_empty()));
+        .or_else(|| fallback.filter(|k| !k.is_empty()).map(EntityRef::from));
     let Some(pk) = pk else {
         return Err(invalid(Some(E::KEY), "missing or empty primary key"));
     };
-    with(|n| n.pending.entity(E::KEY, &pk, Box::new(row)));
-    Ok(EntityRef::from(pk))
+    with(|n| n.pending.entity(E::KEY, pk.as_str(), Box::new(row)));
+    Ok(pk)
 }
 /// The `Schema` methods of an entity, which `#[derive(Entity)]` (or
 /// [`impl_entity_schema!`](crate::impl_entity_schema)) delegates to.
