@@ -43,6 +43,12 @@ impl EntityRef {
     pub fn as_str(&self) -> &str {
         self.0.as_str()
     }
+
+    /// The reference whose JSON is `json`: a pk by the pk rule (a non-empty string, or a
+    /// number's string form).
+    pub(crate) fn from_json(json: &Value) -> Option<Self> {
+        crate::pk::pk_string(Some(json)).map(EntityRef::from)
+    }
 }
 
 impl From<&str> for EntityRef {
@@ -54,13 +60,6 @@ impl From<&str> for EntityRef {
 impl From<String> for EntityRef {
     fn from(pk: String) -> Self {
         EntityRef(Pk::from(pk))
-    }
-}
-
-impl EntityRef {
-    /// The reference whose JSON is `json`: the key as a string (or a number's string form).
-    pub(crate) fn from_json(json: &Value) -> Option<Self> {
-        crate::pk::string_form(json).map(|pk| EntityRef(Pk::from(pk.as_ref())))
     }
 }
 

@@ -93,18 +93,11 @@ impl<T: EntitySchema> Schema for All<T> {
         Ok(out)
     }
 
-    /// Any other schema's result stands for no unmatched inputs: the list comes from the tables.
+    /// Any result serves: the list comes from the tables, and `denormalize` keeps only the
+    /// unmatched inputs a list holds.
     fn from_json(json: &serde_json::Value) -> Option<Self::Stored> {
-        let items = json
-            .as_array()
-            .map(|a| a.iter().filter_map(T::from_json).collect::<Vec<_>>());
-        Some(
-            items
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|r| !T::is_entity(r))
-                .collect(),
-        )
+        let items = json.as_array().map(|a| a.iter().filter_map(T::from_json).collect());
+        Some(items.unwrap_or_default())
     }
 
     /// Before its own fetch: the entities, once any of the tables exists (R-ALL-4).
