@@ -13,6 +13,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("error", 0),
     ("pk", 0),
     ("rows", 0),
+    ("row_text", 0),
     ("rt", 1),
     ("refs", 1),
     ("bounded_value", 1),

@@ -25,6 +25,18 @@ pub(crate) struct Field {
     pub default: Option<FieldDefault>,
     /// `#[serde(flatten)]`.
     pub flatten: bool,
+    /// A plain `String` or `Option<String>` that serde reads by itself: the row keeps the text
+    /// as a `restcache::schema::RowText`, inline when short.
+    pub text: Option<Text>,
+}
+
+/// The shape of a text field the row keeps as `RowText`.
+#[derive(Clone, Copy)]
+pub(crate) enum Text {
+    /// `String`.
+    Plain,
+    /// `Option<String>`.
+    Optional,
 }
 
 pub(crate) enum FieldKind {
@@ -145,6 +157,8 @@ pub(crate) fn field(
     } else {
         FieldKind::Plain { deserialize_with }
     };
+    let plain = matches!(kind, FieldKind::Plain { deserialize_with: None }) && !serde.flatten.is_present();
+    let text = plain.then(|| text_shape(&field.ty)).flatten();
     Some(Field {
         member,
         ty: field.ty.clone(),
@@ -153,7 +167,63 @@ pub(crate) fn field(
         forwarded,
         default: serde.default.clone(),
         flatten: serde.flatten.is_present(),
+        text,
     })
+}
+
+/// Whether `ty` names std's `String` (`String`, `std::string::String` or
+/// `alloc::string::String`), or an `Option` of it (`Option`, `std::option::Option` or
+/// `core::option::Option`).
+fn text_shape(ty: &Type) -> Option<Text> {
+    if is_path(ty, "String", &["std::string", "alloc::string"]).is_some() {
+        return Some(Text::Plain);
+    }
+    let inner = is_path(ty, "Option", &["std::option", "core::option"])?;
+    let syn::PathArguments::AngleBracketed(args) = inner else {
+        return None;
+    };
+    match args.args.iter().collect::<Vec<_>>().as_slice() {
+        [syn::GenericArgument::Type(inner)] if matches!(text_shape(inner), Some(Text::Plain)) => Some(Text::Optional),
+        _ => None,
+    }
+}
+
+/// The arguments of `ty`'s last segment when `ty` is the path `name`, bare or under one of
+/// `modules` (with or without a leading `::`).
+fn is_path<'t>(ty: &'t Type, name: &str, modules: &[&str]) -> Option<&'t syn::PathArguments> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    if path.qself.is_some() {
+        return None;
+    }
+    let segments = &path.path.segments;
+    let last = segments.last()?;
+    if last.ident != name || segments.iter().rev().skip(1).any(|s| !s.arguments.is_none()) {
+        return None;
+    }
+    let module: Vec<String> = segments
+        .iter()
+        .rev()
+        .skip(1)
+        .rev()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let bare = module.is_empty() && path.path.leading_colon.is_none();
+    (bare || modules.contains(&module.join("::").as_str())).then_some(&last.arguments)
+}
+
+impl Field {
+    /// The type the row stores the field's value as: its own, or `RowText` for a `String`.
+    fn stored_ty(&self) -> TokenStream {
+        match self.text {
+            None => self.ty.to_token_stream(),
+            Some(Text::Plain) => quote_spanned! {self.ty.span()=> ::restcache::__private::RowText },
+            Some(Text::Optional) => quote_spanned! {self.ty.span()=>
+                ::core::option::Option<::restcache::__private::RowText>
+            },
+        }
+    }
 }
 
 /// Refuses a field whose JSON name an earlier field already has (a `rename` onto another
@@ -261,12 +331,13 @@ pub(crate) fn row_type(
                     let function = format!("{prefix}{function}");
                     quote!(#[serde(deserialize_with = #function)])
                 });
+                let stored = f.stored_ty();
                 members.push(quote_spanned! {span=>
                     #default
                     #present
                     #custom
                     #forwarded
-                    #member: ::core::option::Option<#ty>,
+                    #member: ::core::option::Option<#stored>,
                 });
             }
         }
@@ -340,7 +411,8 @@ fn to_json(fields: &[Field]) -> TokenStream {
                 }
             },
             FieldKind::Plain { .. } => {
-                let json = quote_spanned! {span=> ::restcache::__private::json_of::<#ty>(#v) };
+                let stored = f.stored_ty();
+                let json = quote_spanned! {span=> ::restcache::__private::json_of::<#stored>(#v) };
                 let put = if f.flatten {
                     quote! { ::restcache::__private::flatten_into(&mut #map, #json); }
                 } else {
@@ -490,12 +562,21 @@ pub(crate) fn read_row(fields: &[Field], row: &Ident, r: &Ident, out: &Ident) ->
             };
             match &f.kind {
                 FieldKind::Skipped => default,
-                FieldKind::Plain { .. } => quote_spanned! {span=>
-                    match &#row.#member {
-                        ::core::option::Option::Some(#v) => #out.#member = ::restcache::__private::clone_field(#v),
-                        ::core::option::Option::None => { #default }
+                FieldKind::Plain { .. } => {
+                    let value = match f.text {
+                        None => quote_spanned! {span=> ::restcache::__private::clone_field(#v) },
+                        Some(Text::Plain) => quote_spanned! {span=> ::std::string::String::from(#v) },
+                        Some(Text::Optional) => quote_spanned! {span=>
+                            ::core::option::Option::map(::core::option::Option::as_ref(#v), ::std::string::String::from)
+                        },
+                    };
+                    quote_spanned! {span=>
+                        match &#row.#member {
+                            ::core::option::Option::Some(#v) => #out.#member = #value,
+                            ::core::option::Option::None => { #default }
+                        }
                     }
-                },
+                }
                 FieldKind::Nested => quote_spanned! {span=>
                     match #r.nested::<#ty>(&#row.#member)? {
                         ::core::option::Option::Some(#v) => #out.#member = <#ty as ::core::convert::From<_>>::from(#v),
@@ -567,7 +648,8 @@ pub(crate) fn object_row_from_json(row: &Ident, fields: &[Field], generics: &syn
                     let read = match deserialize_with {
                         Some(path) => quote_spanned! {span=> #path },
                         None => {
-                            quote_spanned! {span=> <#ty as ::restcache::__private::serde::Deserialize>::deserialize }
+                            let stored = f.stored_ty();
+                            quote_spanned! {span=> <#stored as ::restcache::__private::serde::Deserialize>::deserialize }
                         }
                     };
                     match (f.flatten, deserialize_with) {

@@ -56,7 +56,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// implement `serde::de::DeserializeOwned` (unless `#[serde(deserialize_with)]` reads them) and
 /// `restcache::schema::FieldValue` (`PartialEq`, `Clone` and `serde::Serialize`: a field is
 /// compared with the stored one, cloned into reads and written back as JSON). Generic structs
-/// are not supported.
+/// are not supported. The row keeps a `String` or `Option<String>` field that serde reads by
+/// itself as `restcache::schema::RowText`: up to 24 bytes of text inline, with no allocation.
 #[proc_macro_derive(Entity, attributes(entity, serde))]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -142,7 +143,8 @@ pub fn derive_union(input: TokenStream) -> TokenStream {
 /// `Default + Clone + Send + Sync + 'static`, and every parameter `'static`.
 ///
 /// The type must implement `Default` and `Clone`, and each plain field type `FieldValue`
-/// (`PartialEq`, `Clone` and `serde::Serialize`), as an entity's.
+/// (`PartialEq`, `Clone` and `serde::Serialize`), as an entity's; text fields are kept as an
+/// entity's are (`RowText`).
 #[proc_macro_derive(Schema, attributes(schema, serde))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -368,6 +368,65 @@ fn an_object_schema_row_is_read_back_from_its_json() -> Result {
     Ok(())
 }
 
+/// Text fields of every shape the row keeps as `RowText`, beside serde attributes.
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct Note {
+    #[entity(pk)]
+    id: String,
+    short: String,
+    long: std::string::String,
+    maybe: Option<String>,
+    other: ::core::option::Option<::std::string::String>,
+    #[serde(alias = "t")]
+    aliased: String,
+    #[serde(default = "hello")]
+    defaulted: String,
+}
+
+fn hello() -> String {
+    "hello".to_owned()
+}
+
+/// A row keeps `String` and `Option<String>` fields as `RowText` (inline up to 24 bytes): each
+/// reads back exactly as written, from a `Value` or from bytes, short or long, multi-byte
+/// characters across the 24-byte boundary included; `null` is `None`; an absent field keeps
+/// the stored text (R-NORM-6) or takes its serde default; a wrong type is refused as a `String`
+/// field refuses it.
+#[test]
+fn text_fields_read_back_exactly_short_long_optional_and_merged() -> Result {
+    let long = format!("{}é{}", "x".repeat(23), "y".repeat(40));
+    let first = json!({
+        "id": "1", "short": "ab", "long": long, "maybe": "ü".repeat(12), "other": "",
+        "t": "via alias",
+    });
+    let expected = Note {
+        id: "1".into(),
+        short: "ab".into(),
+        long: long.clone(),
+        maybe: Some("ü".repeat(12)),
+        other: Some(String::new()),
+        aliased: "via alias".into(),
+        defaulted: "hello".into(),
+    };
+    let mut store = Store::new();
+    store.set_response::<Note>("v", &(), &first)?;
+    assert_eq!(*read::<Note>(&store, "v"), expected);
+    store.set_response_bytes::<Note>("b", &(), first.to_string().as_bytes())?;
+    assert_eq!(*read::<Note>(&store, "b"), expected);
+
+    store.set_response::<Note>("v", &(), &json!({ "id": "1", "short": "cd", "maybe": null }))?;
+    let merged = read::<Note>(&store, "v");
+    assert_eq!((merged.short.as_str(), &merged.maybe), ("cd", &None));
+    assert_eq!((&merged.long, &merged.other), (&long, &Some(String::new())), "kept");
+
+    let refused = store.set_response::<Note>("w", &(), &json!({ "id": "2", "short": 5 }));
+    assert!(
+        matches!(&refused, Err(Error::Decode { message, .. }) if message.contains("expected a string")),
+        "{refused:?}"
+    );
+    Ok(())
+}
+
 #[test]
 fn absent_fields_take_their_default() -> Result {
     let mut store = Store::new();

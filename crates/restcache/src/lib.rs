@@ -79,6 +79,7 @@ mod json;
 mod pk;
 mod refs;
 pub mod rest;
+mod row_text;
 mod rows;
 mod rt;
 pub mod schema;
@@ -130,6 +131,7 @@ pub mod __private {
 
     pub use crate::error::Error;
     pub use crate::pk::pk_of;
+    pub use crate::row_text::RowText;
     pub use crate::rows::{EntityRow, FieldValue, RowData, clone_field, merge_field, same_field};
     pub use crate::schema::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
     pub use crate::schema::normalize::nested;

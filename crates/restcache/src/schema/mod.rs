@@ -49,6 +49,7 @@ pub use self::values::Values;
 pub use crate::pk::pk_of;
 pub use crate::pk::{pk_string, string_form};
 pub use crate::refs::{EntityRef, StoredValue, UnionRef};
+pub use crate::row_text::RowText;
 pub use crate::rows::{EntityRow, FieldValue, JsonRow, RowData, clone_field, merge_field, same_field};
 pub use crate::schema::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
 
