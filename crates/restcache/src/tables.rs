@@ -9,6 +9,8 @@ use std::collections::hash_map::{DefaultHasher, RandomState};
 use std::fmt::Debug;
 use std::hash::BuildHasher;
 use std::hash::Hash;
+use std::ops::Deref;
+use std::sync::Arc;
 use std::sync::LazyLock;
 use std::time::Duration;
 
@@ -180,7 +182,7 @@ impl PartialEq for Box<dyn List> {
 }
 
 /// `{ fetched_at, written_at, expires_at }` of the write that won (R-STORE-1), as [`Stamp`]s:
-/// 24 bytes a row instead of the 48 of three `Instant`s.
+/// 24 bytes instead of the 48 of three `Instant`s.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct EntityMeta {
     pub fetched_at: Stamp,
@@ -237,10 +239,31 @@ impl Stamp {
     }
 }
 
+/// A row's [`EntityMeta`], shared by every row of the write that set it: the meta is allocated
+/// once a write, and a row holds 8 bytes of it, not 24. A row the batch has not committed yet
+/// has none, and reads [`EntityMeta::UNSET`].
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RowMeta(Option<Arc<EntityMeta>>);
+
+impl RowMeta {
+    /// The meta of a write, for each row it sets.
+    pub fn of(meta: &Arc<EntityMeta>) -> Self {
+        RowMeta(Some(Arc::clone(meta)))
+    }
+}
+
+impl Deref for RowMeta {
+    type Target = EntityMeta;
+
+    fn deref(&self) -> &EntityMeta {
+        self.0.as_deref().unwrap_or(&EntityMeta::UNSET)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct Slot {
     pub record: Record,
-    pub meta: EntityMeta,
+    pub meta: RowMeta,
     /// Changes exactly when `record` changes (R-NORM-9); never when only the meta does.
     pub version: u64,
 }

@@ -27,7 +27,7 @@ use crate::error::Error;
 use crate::json::{MAX_INPUT_DEPTH, as_map};
 use crate::rows::{MergeOutcome, Row, RowData};
 use crate::schema::{Join, Schema, SchemaKind};
-use crate::tables::{EntityMeta, List, Member, Members, Pk, PkHasher, Record, Slot};
+use crate::tables::{List, Member, Members, Pk, PkHasher, Record, RowMeta, Slot};
 
 /// One step of a JSON Pointer.
 #[derive(Clone, Debug)]
@@ -58,9 +58,6 @@ pub(crate) struct PendingTable {
     /// combined), an INVALID mark, a collection's new list, or the references to add to a
     /// stored one ([`appended`](Self::appended)). Meta and version are set by the commit.
     pub rows: IndexMap<Pk, Slot, PkHasher>,
-    /// The [`PkHasher`] hash of each row's pk, by row index, computed once and reused by a
-    /// commit into a table that already has rows.
-    pub hashes: Vec<u64>,
     /// The rows (by index) whose list adds to the stored one (push, unshift, get_page): the
     /// commit adds the references the stored record lacks, at its end, or at its start when the
     /// flag (`front`) is set, whether the write is newer than the record or older (R-NORM-7).
@@ -72,7 +69,6 @@ impl PendingTable {
         PendingTable {
             name,
             rows: IndexMap::default(),
-            hashes: Vec::new(),
             appended: Vec::new(),
         }
     }
@@ -86,11 +82,10 @@ impl PendingTable {
                 (index, &mut o.into_mut().record, false)
             }
             RawEntryMut::Vacant(v) => {
-                let index = self.hashes.len();
-                self.hashes.push(hash);
+                let index = v.index();
                 let slot = Slot {
                     record: Record::Invalid,
-                    meta: EntityMeta::UNSET,
+                    meta: RowMeta::default(),
                     version: 0,
                 };
                 (
@@ -145,7 +140,6 @@ impl Pending {
     pub(crate) fn reserve_last(&mut self, n: usize) {
         if let Some(t) = self.tables.get_mut(self.last) {
             t.rows.reserve(n);
-            t.hashes.reserve(n);
         }
     }
 

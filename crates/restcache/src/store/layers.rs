@@ -264,8 +264,8 @@ fn write_layer(
     };
     match normalize(beneath, &input) {
         Ok((result, pending)) => {
-            let meta = EntityMeta::new(layer.fetched_at, now, now + DEFAULT_DATA_EXPIRY);
-            apply_layered(&mut derived.over, base, next, pending, meta);
+            let meta = Arc::new(EntityMeta::new(layer.fetched_at, now, now + DEFAULT_DATA_EXPIRY));
+            apply_layered(&mut derived.over, base, next, pending, &meta);
             let version = previous
                 .and_then(|p| p.results.get(&layer.key))
                 .filter(|r| r.value.same(result.as_ref()))

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::rt::Instant;
-use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
+use indexmap::map::Entry;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -17,7 +17,7 @@ use crate::rows::MergeOutcome;
 use crate::schema::denormalize::DenormalizeCtx;
 use crate::schema::normalize::{Outcome, Pending, PendingTable, appended_at, run};
 use crate::schema::{CollectionPolicy, Schema, SchemaKind, join_lists};
-use crate::tables::{EntityMeta, Layered, Record, Slot, Tables};
+use crate::tables::{EntityMeta, Layered, Record, RowMeta, Slot, Tables};
 
 /// The value a response stands for, after the empty-response rules (R-RESP-5, R-RESP-6).
 pub(super) fn prepare(
@@ -426,13 +426,13 @@ impl Store {
         self.check_schema::<S>()?;
         let Normalized { result, mut pending } = normalized;
         let written = result.clone();
-        let meta = EntityMeta::new(opts.fetched_at, opts.fetched_at, opts.fetched_at);
+        let meta = Arc::new(EntityMeta::new(opts.fetched_at, opts.fetched_at, opts.fetched_at));
         let pages: Vec<_> = std::mem::take(&mut pending.pages)
             .into_iter()
             .map(|(table, pk, refs)| {
                 let slot = Slot {
                     record: Record::List(refs),
-                    meta,
+                    meta: RowMeta::of(&meta),
                     version: 0,
                 };
                 (table, pk, slot)
@@ -538,8 +538,8 @@ impl Store {
         now: Instant,
         expires_at: Instant,
     ) {
-        let meta = EntityMeta::new(fetched_at, now, expires_at);
-        apply_pending(&mut self.tables, &mut self.next_version, pending, meta);
+        let meta = Arc::new(EntityMeta::new(fetched_at, now, expires_at));
+        apply_pending(&mut self.tables, &mut self.next_version, pending, &meta);
         if let Some(result) = result {
             let newer = self.meta.get(key).is_some_and(|m| m.fetched_at > fetched_at);
             if !newer {
@@ -573,33 +573,26 @@ impl Store {
 }
 
 /// Applies a normalization's writes to `tables`, giving every changed record a new version.
-pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pending, meta: EntityMeta) {
-    for PendingTable {
-        name,
-        rows,
-        hashes,
-        appended,
-    } in pending.tables
-    {
+pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pending, meta: &Arc<EntityMeta>) {
+    for PendingTable { name, rows, appended } in pending.tables {
         let (_, t) = tables.get_or_create(name);
         if t.rows.is_empty() {
             // Every row is new: the batch's map becomes the table, nothing is moved or hashed.
-            // Its spare room goes (rows are 80 bytes each); its hash index shrinks only if the
-            // list reserved more than it wrote (repeats, nulls), from the hashes the map keeps.
+            // Its spare room goes; its hash index shrinks only if the list reserved more than it
+            // wrote (repeats, nulls), from the hashes the map keeps.
             t.rows = rows;
             t.rows.shrink_to(t.rows.len());
             for slot in t.rows.values_mut() {
-                slot.meta = meta;
+                slot.meta = RowMeta::of(meta);
                 slot.version = Store::bump(next);
                 t.version = slot.version;
             }
             continue;
         }
-        for (index, ((pk, slot), hash)) in rows.into_iter().zip(hashes).enumerate() {
+        for (index, (pk, slot)) in rows.into_iter().enumerate() {
             let front = appended_at(&appended, index);
-            // The pk was hashed by the same hasher when the write was collected.
-            let version = match t.rows.raw_entry_mut_v1().from_key_hashed_nocheck(hash, pk.as_str()) {
-                RawEntryMut::Occupied(mut o) => {
+            let version = match t.rows.entry(pk) {
+                Entry::Occupied(mut o) => {
                     let stored = o.get_mut();
                     if !apply(stored, slot.record, front, meta) {
                         continue;
@@ -607,10 +600,11 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
                     stored.version = Store::bump(next);
                     stored.version
                 }
-                RawEntryMut::Vacant(v) => {
+                Entry::Vacant(v) => {
                     let version = Store::bump(next);
                     let record = slot.record;
-                    v.insert_hashed_nocheck(hash, pk, Slot { record, meta, version });
+                    let meta = RowMeta::of(meta);
+                    v.insert(Slot { record, meta, version });
                     version
                 }
             };
@@ -622,7 +616,13 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
 /// Applies the writes of an optimistic layer over the committed tables `base`, into `over`, the
 /// layers' own tables: a row the writes change is copied from `base` (or from nothing) into
 /// `over` first, so `base` is never written and `over` holds only what layers changed.
-pub(super) fn apply_layered(over: &mut Tables, base: &Tables, next: &mut u64, pending: Pending, meta: EntityMeta) {
+pub(super) fn apply_layered(
+    over: &mut Tables,
+    base: &Tables,
+    next: &mut u64,
+    pending: Pending,
+    meta: &Arc<EntityMeta>,
+) {
     for PendingTable {
         name, rows, appended, ..
     } in pending.tables
@@ -645,7 +645,7 @@ pub(super) fn apply_layered(over: &mut Tables, base: &Tables, next: &mut u64, pe
                 }
                 None => Some(Slot {
                     record: slot.record,
-                    meta,
+                    meta: RowMeta::of(meta),
                     version: 0,
                 }),
             };
@@ -660,7 +660,7 @@ pub(super) fn apply_layered(over: &mut Tables, base: &Tables, next: &mut u64, pe
 
 /// Applies one pending write (`record`; `appended` as [`PendingTable::appended`]) to a stored
 /// slot (R-NORM-6/7/9). Returns whether the record changed.
-fn apply(slot: &mut Slot, record: Record, appended: Option<bool>, meta: EntityMeta) -> bool {
+fn apply(slot: &mut Slot, record: Record, appended: Option<bool>, meta: &Arc<EntityMeta>) -> bool {
     let older = meta.fetched_at < slot.meta.fetched_at;
     let mut changed = false;
     match (record, &mut slot.record) {
@@ -690,7 +690,7 @@ fn apply(slot: &mut Slot, record: Record, appended: Option<bool>, meta: EntityMe
         }
     }
     if !older {
-        slot.meta = meta;
+        slot.meta = RowMeta::of(meta);
     }
     changed
 }
@@ -720,38 +720,38 @@ mod tests {
     #[test]
     fn r_norm_7_a_push_or_page_adds_only_the_references_the_stored_list_lacks() {
         let now = Instant::now();
-        let meta = |fetched_at| EntityMeta::new(fetched_at, now, now);
+        let meta = |fetched_at| Arc::new(EntityMeta::new(fetched_at, now, now));
         let stored_at = now + Duration::from_secs(1);
         let member = |pk: &str| json!({"id": pk, "schema": "Tag"});
         let list = |items: Vec<Value>| Record::List(Box::new(Members::new(items)));
         let stored = vec![json!("a"), member("b"), json!("c")];
         let slot = |items: Vec<Value>| Slot {
             record: list(items),
-            meta: meta(stored_at),
+            meta: RowMeta::of(&meta(stored_at)),
             version: 1,
         };
         for (at, newer) in [(now, false), (now + Duration::from_secs(2), true)] {
             // "b" (as the same member) and "a" are known; "x" and "y" are new.
             let items = || list(vec![json!("x"), member("b"), json!("a"), json!("y"), json!("c")]);
             let mut back = slot(stored.clone());
-            assert!(apply(&mut back, items(), Some(false), meta(at)));
+            assert!(apply(&mut back, items(), Some(false), &meta(at)));
             let expected = vec![json!("a"), member("b"), json!("c"), json!("x"), json!("y")];
             assert_eq!(back.record, list(expected), "newer: {newer}");
             let kept = back.meta.fetched_at.instant();
             assert_eq!(kept, if newer { at } else { stored_at }, "the newer meta wins");
             let mut front = slot(stored.clone());
-            assert!(apply(&mut front, items(), Some(true), meta(at)));
+            assert!(apply(&mut front, items(), Some(true), &meta(at)));
             let expected = vec![json!("x"), json!("y"), json!("a"), member("b"), json!("c")];
             assert_eq!(front.record, list(expected), "newer: {newer}");
             // Nothing new: nothing changes. A member differs from a bare pk of the same text.
             let mut same = slot(stored.clone());
             let known = list(vec![json!("c"), member("b"), json!("a")]);
-            assert!(!apply(&mut same, known, Some(false), meta(at)));
+            assert!(!apply(&mut same, known, Some(false), &meta(at)));
             assert_eq!(same.record, list(stored.clone()));
             assert_eq!(same.meta.fetched_at.instant(), stored_at, "newer: {newer}");
             let mut other = slot(stored.clone());
             let bare = list(vec![json!("b"), member("a")]);
-            assert!(apply(&mut other, bare, Some(false), meta(at)));
+            assert!(apply(&mut other, bare, Some(false), &meta(at)));
             let expected = vec![json!("a"), member("b"), json!("c"), json!("b"), member("a")];
             assert_eq!(other.record, list(expected), "newer: {newer}");
         }
@@ -836,6 +836,33 @@ mod tests {
         for (row, same) in merged[1..].iter().zip(rows) {
             assert_eq!((&row["pk"], &row["record"]), (&same["pk"], &same["record"]));
         }
+    }
+
+    /// R-STORE-1: the rows one write sets hold its meta once between them (one allocation a
+    /// write, not 24 bytes a row), committed into an empty table or merged into one with rows;
+    /// a later write's rows hold the later meta, and the rows it did not write keep theirs.
+    #[test]
+    fn r_store_1_the_rows_of_one_write_share_its_meta() {
+        let args = json!({});
+        let mut store = Store::new();
+        let metas = |store: &Store| -> Vec<*const EntityMeta> {
+            let rows = &store.tables.by_name("Tag").unwrap().rows;
+            rows.values()
+                .map(|slot| std::ptr::from_ref::<EntityMeta>(&slot.meta))
+                .collect()
+        };
+        store
+            .set_response::<Vec<Tag>>("GET /a", &args, json!([{"name": "a"}, {"name": "b"}]))
+            .unwrap();
+        let first = metas(&store);
+        assert_eq!(first[0], first[1], "one meta for the write's rows");
+        store
+            .set_response::<Vec<Tag>>("GET /b", &args, json!([{"name": "b", "n": 1}, {"name": "c"}]))
+            .unwrap();
+        let second = metas(&store);
+        assert_eq!(second[0], first[0], "`a` was not written again");
+        assert_eq!(second[1], second[2], "one meta for the merged write's rows");
+        assert_ne!(second[1], first[0]);
     }
 
     /// R-STORE-1, R-FETCH-5: a fetched batch, whose output the fetch returns, is
