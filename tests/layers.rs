@@ -14,6 +14,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("pk", 0),
     ("rows", 0),
     ("row_text", 0),
+    ("row_map", 1),
     ("rt", 1),
     ("refs", 1),
     ("bounded_value", 1),

@@ -79,6 +79,7 @@ mod json;
 mod pk;
 mod refs;
 pub mod rest;
+mod row_map;
 mod row_text;
 mod rows;
 mod rt;

@@ -2,8 +2,11 @@
 //! (what serde writes for the field's value, without building a `Value`).
 
 use std::borrow::Cow;
+use std::collections::hash_map::{DefaultHasher, RandomState};
 use std::fmt::Display;
+use std::hash::BuildHasher;
 use std::marker::PhantomData;
+use std::sync::LazyLock;
 
 use serde::Serialize;
 use serde::ser::{self, Impossible, Serializer};
@@ -13,6 +16,33 @@ use serde_json::Value;
 /// longer than a `String` (24 bytes on 64-bit targets, 12 on wasm32: numeric ids, short slugs),
 /// so such a key costs no allocation and a lookup compares it in place.
 pub(crate) type Pk = compact_str::CompactString;
+
+/// The random state of the pk hash, drawn once per process: primary keys are chosen by
+/// servers, so the tables keep std's keyed SipHash-1-3 (`RandomState`) against collision
+/// flooding (HashDoS).
+static PK_STATE: LazyLock<RandomState> = LazyLock::new(RandomState::new);
+
+/// The hasher of every table's rows and pending writes, of collections' reference sets and of
+/// the store's maps of request keys: one random state for all, so a key hashed once
+/// ([`PkHasher::pk`]) is found in any of them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PkHasher;
+
+impl BuildHasher for PkHasher {
+    type Hasher = DefaultHasher;
+
+    fn build_hasher(&self) -> Self::Hasher {
+        PK_STATE.build_hasher()
+    }
+}
+
+impl PkHasher {
+    /// The hash of `pk` as a row key: what the maps' own hashing gives it.
+    #[inline]
+    pub fn pk(pk: &str) -> u64 {
+        PK_STATE.hash_one(pk)
+    }
+}
 
 /// The *string form* of a scalar (docs/behaviour.md): strings as-is, numbers as serde_json
 /// writes them, `true`/`false`. `null`, arrays and objects have none.

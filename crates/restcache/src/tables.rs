@@ -1,13 +1,12 @@
-//! Entity tables: per entity key, an insertion-ordered map `pk → Slot` (R-STORE-1).
+//! Entity tables: per entity key, the rows `pk → Slot` in order of first insertion
+//! ([`RowMap`], R-STORE-1).
 //!
 //! Rows are never removed except by a reset, so a row's index is stable; reads record
 //! `(table, row, version)` dependencies without cloning any key.
 
 use std::any::Any;
 use std::collections::HashSet;
-use std::collections::hash_map::{DefaultHasher, RandomState};
 use std::fmt::Debug;
-use std::hash::BuildHasher;
 use std::hash::Hash;
 use std::ops::Deref;
 use std::sync::Arc;
@@ -15,41 +14,14 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use crate::rt::Instant;
-use indexmap::IndexMap;
 use serde_json::Value;
 
-pub(crate) use crate::pk::Pk;
+pub(crate) use crate::pk::PkHasher;
 use crate::refs::StoredValue;
+use crate::row_map::RowMap;
 use crate::rows::Row;
 
 pub(crate) type TableId = u32;
-
-/// The random state of the pk hash, drawn once per process: primary keys are chosen by
-/// servers, so the tables keep std's keyed SipHash-1-3 (`RandomState`) against collision
-/// flooding (HashDoS).
-static PK_STATE: LazyLock<RandomState> = LazyLock::new(RandomState::new);
-
-/// The hasher of every table's rows (and of pending writes). One random state for all tables
-/// lets a normalization hash each pk once and reuse the hash when it commits, into whichever
-/// tables the write lands in (the committed ones or an optimistic read state).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct PkHasher;
-
-impl BuildHasher for PkHasher {
-    type Hasher = DefaultHasher;
-
-    fn build_hasher(&self) -> Self::Hasher {
-        PK_STATE.build_hasher()
-    }
-}
-
-impl PkHasher {
-    /// The hash of `pk` as a row key: what the maps' own hashing gives it.
-    #[inline]
-    pub fn pk(pk: &str) -> u64 {
-        PK_STATE.hash_one(pk)
-    }
-}
 
 /// The stored form of one entity (or collection) record.
 #[derive(Clone, Debug, PartialEq)]
@@ -270,7 +242,7 @@ pub(crate) struct Slot {
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Table {
-    pub rows: IndexMap<Pk, Slot, PkHasher>,
+    pub rows: RowMap<Slot>,
     /// Changes whenever any row's record changes or a row is added.
     pub version: u64,
 }
@@ -332,7 +304,7 @@ impl Tables {
             let Some(prev) = previous.by_name(name) else {
                 continue;
             };
-            for (pk, slot) in &mut table.rows {
+            for (pk, slot) in table.rows.iter_mut() {
                 if let Some(p) = prev.rows.get(pk)
                     && p.record == slot.record
                 {
@@ -343,7 +315,7 @@ impl Tables {
                 && table
                     .rows
                     .iter()
-                    .zip(&prev.rows)
+                    .zip(prev.rows.iter())
                     .all(|((a, x), (b, y))| a == b && x.version == y.version);
             if same_rows {
                 table.version = prev.version;
@@ -389,7 +361,7 @@ impl<'s> Layered<'s> {
     pub fn find(self, name: &str, pk: &str) -> Option<(TableId, usize, &'s Slot)> {
         self.find_layered(name, pk).or_else(|| {
             let id = self.base.id(name)?;
-            let (row, _, slot) = self.base.table(id).rows.get_full(pk)?;
+            let (row, slot) = self.base.table(id).rows.get_full(pk)?;
             Some((id, row, slot))
         })
     }
@@ -398,7 +370,7 @@ impl<'s> Layered<'s> {
     pub fn find_layered(self, name: &str, pk: &str) -> Option<(TableId, usize, &'s Slot)> {
         let over = self.over?;
         let id = over.id(name)?;
-        let (row, _, slot) = over.table(id).rows.get_full(pk)?;
+        let (row, slot) = over.table(id).rows.get_full(pk)?;
         Some((id | LAYERED, row, slot))
     }
 
@@ -452,38 +424,7 @@ mod tests {
 
     use crate::rt::Instant;
 
-    use super::{Pk, PkHasher, Stamp};
-
-    /// A pk hashed in one pass ([`PkHasher::pk`]) has the hash a table's map gives its key, kept
-    /// inline (up to 24 bytes) or not, so a row written with the one is found by the other; and
-    /// every key comes back as the text it was made from, multi-byte characters across the
-    /// 24-byte boundary included.
-    #[test]
-    fn a_pk_hashed_in_one_pass_has_the_maps_hash() {
-        use std::hash::BuildHasher;
-
-        use indexmap::map::raw_entry_v1::RawEntryApiV1;
-        let mut rows = indexmap::IndexMap::with_hasher(PkHasher);
-        let digits = |n: usize| (0..n).map(|i| char::from(b'0' + (i % 10) as u8)).collect::<String>();
-        let pks: Vec<String> = (0..=40)
-            .map(digits)
-            .chain((20..=26).map(|n| format!("{}é", digits(n))))
-            .chain(["ü".repeat(12), "ü".repeat(13), "\u{0}\"'<>".to_owned()])
-            .collect();
-        for (i, pk) in pks.iter().enumerate() {
-            let key = Pk::from(pk.as_str());
-            assert_eq!(PkHasher::pk(pk), PkHasher.hash_one(&key), "{pk:?}");
-            assert_eq!(PkHasher::pk(pk), PkHasher.hash_one(pk.as_str()), "{pk:?}");
-            assert!(rows.insert(key, i).is_none(), "{pk:?} is new");
-        }
-        for (i, pk) in pks.iter().enumerate() {
-            let found = rows
-                .raw_entry_v1()
-                .from_key_hashed_nocheck(PkHasher::pk(pk), pk.as_str());
-            assert_eq!(found.map(|(k, v)| (k.as_str(), *v)), Some((pk.as_str(), i)));
-            assert_eq!(rows.get(pk.as_str()), Some(&i), "{pk:?}");
-        }
-    }
+    use super::Stamp;
 
     /// R-NORM-7 compares `fetched_at`s as stamps: they order as their instants do, before and
     /// after the process's base, and come back as the very instant; far instants are clamped.

@@ -382,7 +382,7 @@ impl Join {
             return;
         };
         let non_filter = |k: &str| policy.map_or_else(|| (self.non_filter)(k), |p| p.non_filter_argument_keys(k));
-        for (pk, slot) in &t.rows {
+        for (pk, slot) in t.rows.iter() {
             if !matches!(slot.record, Record::List(_)) {
                 continue;
             }

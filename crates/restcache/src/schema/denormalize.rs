@@ -132,7 +132,7 @@ impl<'s> DenormalizeCtx<'s> {
             let at = |row: usize| rows.get_index(row).filter(|(k, _)| *k == pk).map(|(_, s)| (row, s));
             at(next)
                 .or_else(|| next.checked_sub(1).and_then(at))
-                .or_else(|| rows.get_full(pk).map(|(row, _, slot)| (row, slot)))
+                .or_else(|| rows.get_full(pk))
                 .map(|(row, slot)| (id, row, slot))
         };
         let found = tables.find_layered(table, pk).or_else(committed);

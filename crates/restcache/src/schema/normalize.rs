@@ -17,17 +17,16 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-use indexmap::IndexMap;
-use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::json::{MAX_INPUT_DEPTH, as_map};
+use crate::row_map::RowMap;
 use crate::rows::{MergeOutcome, Row, RowData};
 use crate::schema::{Join, Schema, SchemaKind};
-use crate::tables::{List, Member, Members, Pk, PkHasher, Record, RowMeta, Slot};
+use crate::tables::{List, Member, Members, Record, RowMeta, Slot};
 
 /// One step of a JSON Pointer.
 #[derive(Clone, Debug)]
@@ -57,7 +56,7 @@ pub(crate) struct PendingTable {
     /// `pk → record`: an entity's record (all the response's fields for this pk, repeats
     /// combined), an INVALID mark, a collection's new list, or the references to add to a
     /// stored one ([`appended`](Self::appended)). Meta and version are set by the commit.
-    pub rows: IndexMap<Pk, Slot, PkHasher>,
+    pub rows: RowMap<Slot>,
     /// The rows (by index) whose list adds to the stored one (push, unshift, get_page): the
     /// commit adds the references the stored record lacks, at its end, or at its start when the
     /// flag (`front`) is set, whether the write is newer than the record or older (R-NORM-7).
@@ -68,33 +67,19 @@ impl PendingTable {
     fn new(name: &'static str) -> Self {
         PendingTable {
             name,
-            rows: IndexMap::default(),
+            rows: RowMap::default(),
             appended: Vec::new(),
         }
     }
 
     /// The row of `pk`, added (as INVALID) if new; and its index.
     fn row(&mut self, pk: &str) -> (usize, &mut Record, bool) {
-        let hash = PkHasher::pk(pk);
-        match self.rows.raw_entry_mut_v1().from_key_hashed_nocheck(hash, pk) {
-            RawEntryMut::Occupied(o) => {
-                let index = o.index();
-                (index, &mut o.into_mut().record, false)
-            }
-            RawEntryMut::Vacant(v) => {
-                let index = v.index();
-                let slot = Slot {
-                    record: Record::Invalid,
-                    meta: RowMeta::default(),
-                    version: 0,
-                };
-                (
-                    index,
-                    &mut v.insert_hashed_nocheck(hash, Pk::from(pk), slot).1.record,
-                    true,
-                )
-            }
-        }
+        let (index, slot, new) = self.rows.get_or_insert_with(pk, || Slot {
+            record: Record::Invalid,
+            meta: RowMeta::default(),
+            version: 0,
+        });
+        (index, &mut slot.record, new)
     }
 }
 

@@ -4,7 +4,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::rt::Instant;
-use indexmap::map::Entry;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -578,10 +577,10 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
         let (_, t) = tables.get_or_create(name);
         if t.rows.is_empty() {
             // Every row is new: the batch's map becomes the table, nothing is moved or hashed.
-            // Its spare room goes; its hash index shrinks only if the list reserved more than it
-            // wrote (repeats, nulls), from the hashes the map keeps.
+            // Its spare room goes; its hash index shrinks (hashing the pks again) only if the
+            // list reserved more than it wrote (repeats, nulls).
             t.rows = rows;
-            t.rows.shrink_to(t.rows.len());
+            t.rows.shrink_to_fit();
             for slot in t.rows.values_mut() {
                 slot.meta = RowMeta::of(meta);
                 slot.version = Store::bump(next);
@@ -591,24 +590,22 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
         }
         for (index, (pk, slot)) in rows.into_iter().enumerate() {
             let front = appended_at(&appended, index);
-            let version = match t.rows.entry(pk) {
-                Entry::Occupied(mut o) => {
-                    let stored = o.get_mut();
-                    if !apply(stored, slot.record, front, meta) {
-                        continue;
-                    }
-                    stored.version = Store::bump(next);
-                    stored.version
-                }
-                Entry::Vacant(v) => {
-                    let version = Store::bump(next);
-                    let record = slot.record;
-                    let meta = RowMeta::of(meta);
-                    v.insert(Slot { record, meta, version });
-                    version
-                }
+            // A new row is added as an INVALID mark with the write's meta, then takes its record.
+            let (_, stored, added) = t.rows.get_or_insert_with(pk, || Slot {
+                record: Record::Invalid,
+                meta: RowMeta::of(meta),
+                version: 0,
+            });
+            let changed = if added {
+                stored.record = slot.record;
+                true
+            } else {
+                apply(stored, slot.record, front, meta)
             };
-            t.version = version;
+            if changed {
+                stored.version = Store::bump(next);
+                t.version = stored.version;
+            }
         }
     }
 }

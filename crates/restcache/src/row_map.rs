@@ -1,0 +1,214 @@
+//! A table's rows (R-STORE-1): each under its pk, in order of first insertion, at an index that
+//! never changes, so reads can name a row by its index.
+//!
+//! The rows are one vector of `(pk, value)`; beside it a hash index holds each row's index as a
+//! `u32`, hashed by the pk with the tables' keyed hasher ([`PkHasher`]). The index keeps no
+//! hash of its own: it hashes the pks again when it grows, which a list written whole avoids
+//! by reserving its rows first. A row costs its pk, its value and about 5 bytes of index.
+
+use std::fmt;
+
+use hashbrown::HashTable;
+
+use crate::pk::{Pk, PkHasher};
+
+/// Rows by pk, in order of first insertion, each at a stable index.
+#[derive(Clone)]
+pub(crate) struct RowMap<V> {
+    rows: Vec<(Pk, V)>,
+    index: HashTable<u32>,
+}
+
+impl<V> Default for RowMap<V> {
+    fn default() -> Self {
+        RowMap {
+            rows: Vec::new(),
+            index: HashTable::new(),
+        }
+    }
+}
+
+impl<V: fmt::Debug> fmt::Debug for RowMap<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// The hash of row `i` of `rows`, for the index to place it again when it grows.
+fn rehash<V>(rows: &[(Pk, V)]) -> impl Fn(&u32) -> u64 + '_ {
+    move |&i| PkHasher::pk(rows[i as usize].0.as_str())
+}
+
+impl<V> RowMap<V> {
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// How many rows fit without growing.
+    #[cfg(test)]
+    pub fn capacity(&self) -> usize {
+        self.rows.capacity()
+    }
+
+    /// Makes room for `additional` more rows.
+    pub fn reserve(&mut self, additional: usize) {
+        self.rows.reserve(additional);
+        self.index.reserve(additional, rehash(&self.rows));
+    }
+
+    /// Gives back the room no row uses.
+    pub fn shrink_to_fit(&mut self) {
+        self.rows.shrink_to_fit();
+        self.index.shrink_to_fit(rehash(&self.rows));
+    }
+
+    /// The index of `pk`'s row, hashed as `hash`.
+    fn find(&self, hash: u64, pk: &str) -> Option<usize> {
+        let rows = &self.rows;
+        self.index
+            .find(hash, |&i| rows[i as usize].0.as_str() == pk)
+            .map(|&i| i as usize)
+    }
+
+    /// The row of `pk`: its index and value.
+    pub fn get_full(&self, pk: &str) -> Option<(usize, &V)> {
+        let i = self.find(PkHasher::pk(pk), pk)?;
+        Some((i, &self.rows[i].1))
+    }
+
+    pub fn get(&self, pk: &str) -> Option<&V> {
+        self.get_full(pk).map(|(_, v)| v)
+    }
+
+    pub fn get_mut(&mut self, pk: &str) -> Option<&mut V> {
+        let i = self.find(PkHasher::pk(pk), pk)?;
+        Some(&mut self.rows[i].1)
+    }
+
+    pub fn contains_key(&self, pk: &str) -> bool {
+        self.get_full(pk).is_some()
+    }
+
+    /// Row `i`: its pk and value.
+    pub fn get_index(&self, i: usize) -> Option<(&Pk, &V)> {
+        self.rows.get(i).map(|(pk, v)| (pk, v))
+    }
+
+    /// The row of `pk`, added with `make()` at the end if there is none: its index, its value,
+    /// and whether it was added.
+    pub fn get_or_insert_with<K>(&mut self, pk: K, make: impl FnOnce() -> V) -> (usize, &mut V, bool)
+    where
+        K: AsRef<str> + Into<Pk>,
+    {
+        let hash = PkHasher::pk(pk.as_ref());
+        let key = pk.as_ref();
+        if let Some(i) = self.find(hash, key) {
+            return (i, &mut self.rows[i].1, false);
+        }
+        let i = self.rows.len();
+        let at = u32::try_from(i).expect("fewer than 2^32 rows in a table");
+        self.index.insert_unique(hash, at, rehash(&self.rows));
+        self.rows.push((pk.into(), make()));
+        (i, &mut self.rows[i].1, true)
+    }
+
+    /// Sets the row of `pk` to `value`, in its place or added at the end.
+    pub fn insert(&mut self, pk: impl AsRef<str> + Into<Pk>, value: V) {
+        let mut value = Some(value);
+        let (_, stored, added) = self.get_or_insert_with(pk, || value.take().expect("taken once"));
+        if let Some(value) = value.take().filter(|_| !added) {
+            *stored = value;
+        }
+    }
+
+    /// The rows in order: pk and value.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Pk, &V)> {
+        self.rows.iter().map(|(pk, v)| (pk, v))
+    }
+
+    /// The rows in order: pk and value to change.
+    pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (&Pk, &mut V)> {
+        self.rows.iter_mut().map(|(pk, v)| (&*pk, v))
+    }
+
+    pub fn values(&self) -> impl ExactSizeIterator<Item = &V> {
+        self.rows.iter().map(|(_, v)| v)
+    }
+
+    pub fn values_mut(&mut self) -> impl ExactSizeIterator<Item = &mut V> {
+        self.rows.iter_mut().map(|(_, v)| v)
+    }
+}
+
+impl<V> IntoIterator for RowMap<V> {
+    type Item = (Pk, V);
+    type IntoIter = std::vec::IntoIter<(Pk, V)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.rows.into_iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::hash::BuildHasher;
+
+    use super::RowMap;
+    use crate::pk::{Pk, PkHasher};
+
+    /// A pk hashed in one pass ([`PkHasher::pk`]) has the hash the hasher gives it as a `str`, a
+    /// `String` (the store's maps of request keys rely on it) or a `Pk`, kept inline (up to 24
+    /// bytes) or not; each row is found by its pk, and every pk comes back as the text it was
+    /// made from, multi-byte characters across the 24-byte boundary included.
+    #[test]
+    fn a_pk_hashed_in_one_pass_has_the_hashers_hash_and_finds_its_row() {
+        let mut rows = RowMap::default();
+        let digits = |n: usize| (0..n).map(|i| char::from(b'0' + (i % 10) as u8)).collect::<String>();
+        let pks: Vec<String> = (0..=40)
+            .map(digits)
+            .chain((20..=26).map(|n| format!("{}é", digits(n))))
+            .chain(["ü".repeat(12), "ü".repeat(13), "\u{0}\"'<>".to_owned()])
+            .collect();
+        for (i, pk) in pks.iter().enumerate() {
+            assert_eq!(PkHasher::pk(pk), PkHasher.hash_one(Pk::from(pk.as_str())), "{pk:?}");
+            assert_eq!(PkHasher::pk(pk), PkHasher.hash_one(pk.as_str()), "{pk:?}");
+            assert_eq!(PkHasher::pk(pk), PkHasher.hash_one(pk), "{pk:?}");
+            assert!(rows.get_or_insert_with(pk.as_str(), || i).2, "{pk:?} is new");
+        }
+        for (i, pk) in pks.iter().enumerate() {
+            assert_eq!(rows.get_full(pk), Some((i, &i)), "{pk:?}");
+            assert_eq!(rows.get_index(i).map(|(k, _)| k.as_str()), Some(pk.as_str()));
+        }
+    }
+
+    /// R-STORE-1: rows keep their order of first insertion and their index; a row set again
+    /// stays in its place; a pk is found whatever the index grew through, and an absent one is
+    /// not; giving back the room keeps every row where it was.
+    #[test]
+    fn r_store_1_rows_keep_their_first_place_and_are_found_by_pk() {
+        let mut rows = RowMap::default();
+        for i in 0..1_000u32 {
+            let (at, _, added) = rows.get_or_insert_with(&i.to_string(), || i);
+            assert_eq!((at, added), (i as usize, true));
+        }
+        rows.insert("7", 70);
+        rows.insert("new", 1_000);
+        let (at, value, added) = rows.get_or_insert_with("7", || 0);
+        assert_eq!((at, *value, added), (7, 70, false));
+        rows.shrink_to_fit();
+        assert_eq!(rows.len(), 1_001);
+        assert_eq!(rows.capacity(), 1_001);
+        for i in (0..1_000u32).filter(|i| *i != 7) {
+            assert_eq!(rows.get_full(&i.to_string()), Some((i as usize, &i)));
+        }
+        assert_eq!(rows.get_full("new"), Some((1_000, &1_000)));
+        assert_eq!(rows.get_index(7).map(|(pk, v)| (pk.as_str(), *v)), Some(("7", 70)));
+        assert!(!rows.contains_key("1000") && rows.get("").is_none());
+        let pks: Vec<String> = rows.into_iter().map(|(pk, _)| pk.into()).take(3).collect();
+        assert_eq!(pks, ["0", "1", "2"]);
+    }
+}
