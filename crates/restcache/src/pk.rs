@@ -2,12 +2,13 @@
 //! (what serde writes for the field's value, without building a `Value`).
 
 use std::borrow::Cow;
-use std::collections::hash_map::{DefaultHasher, RandomState};
 use std::fmt::Display;
 use std::hash::BuildHasher;
 use std::marker::PhantomData;
 use std::sync::LazyLock;
 
+use foldhash::SharedSeed;
+use foldhash::quality::{FoldHasher, SeedableRandomState};
 use serde::Serialize;
 use serde::ser::{self, Impossible, Serializer};
 use serde_json::Value;
@@ -17,10 +18,19 @@ use serde_json::Value;
 /// so such a key costs no allocation and a lookup compares it in place.
 pub(crate) type Pk = compact_str::CompactString;
 
-/// The random state of the pk hash, drawn once per process: primary keys are chosen by
-/// servers, so the tables keep std's keyed SipHash-1-3 (`RandomState`) against collision
-/// flooding (HashDoS).
-static PK_STATE: LazyLock<RandomState> = LazyLock::new(RandomState::new);
+/// 64 bits from std's `RandomState`, whose keys come from the operating system's randomness.
+fn os_random(salt: u8) -> u64 {
+    std::collections::hash_map::RandomState::new().hash_one(salt)
+}
+
+/// The secret of the pk hash, drawn once per process: primary keys and request keys are chosen
+/// by servers, so the tables hash them with foldhash (its `quality` variant) keyed by secrets
+/// the servers never see, against collision flooding (HashDoS).
+static PK_SEED: LazyLock<SharedSeed> = LazyLock::new(|| SharedSeed::from_u64(os_random(0)));
+
+/// The random state of the pk hash: [`PK_SEED`] and a per-process hasher seed.
+static PK_STATE: LazyLock<SeedableRandomState> =
+    LazyLock::new(|| SeedableRandomState::with_seed(os_random(1), &PK_SEED));
 
 /// The hasher of every table's rows and pending writes, of collections' reference sets and of
 /// the store's maps of request keys: one random state for all, so a key hashed once
@@ -29,7 +39,7 @@ static PK_STATE: LazyLock<RandomState> = LazyLock::new(RandomState::new);
 pub(crate) struct PkHasher;
 
 impl BuildHasher for PkHasher {
-    type Hasher = DefaultHasher;
+    type Hasher = FoldHasher<'static>;
 
     fn build_hasher(&self) -> Self::Hasher {
         PK_STATE.build_hasher()

@@ -103,7 +103,7 @@ impl Memo {
 }
 
 /// Hashes a [`TypeId`], which is already a hash chosen by the compiler (not by a server):
-/// its bits are used as they are, so the schema check of every read costs no SipHash.
+/// its bits are used as they are, so the schema check of every read costs no keyed hash.
 #[derive(Default)]
 pub(super) struct TypeIdHasher(u64);
 
