@@ -57,7 +57,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// `restcache::schema::FieldValue` (`PartialEq`, `Clone` and `serde::Serialize`: a field is
 /// compared with the stored one, cloned into reads and written back as JSON). Generic structs
 /// are not supported. The row keeps a `String` or `Option<String>` field that serde reads by
-/// itself as `restcache::schema::RowText`: up to 24 bytes of text inline, with no allocation.
+/// itself as `restcache::schema::RowText`: up to 24 bytes of text (12 on wasm32) inline, with no
+/// allocation.
 #[proc_macro_derive(Entity, attributes(entity, serde))]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

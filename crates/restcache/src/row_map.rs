@@ -98,6 +98,15 @@ impl<V> RowMap<V> {
         self.rows.get(i).map(|(pk, v)| (pk, v))
     }
 
+    /// Adds a row at the end, under `pk` (hashed as `hash`), which no row has; returns its index.
+    fn push(&mut self, hash: u64, pk: Pk, value: V) -> usize {
+        let i = self.rows.len();
+        let at = u32::try_from(i).expect("fewer than 2^32 rows in a table");
+        self.index.insert_unique(hash, at, rehash(&self.rows));
+        self.rows.push((pk, value));
+        i
+    }
+
     /// The row of `pk`, added with `make()` at the end if there is none: its index, its value,
     /// and whether it was added.
     pub fn get_or_insert_with<K>(&mut self, pk: K, make: impl FnOnce() -> V) -> (usize, &mut V, bool)
@@ -105,23 +114,21 @@ impl<V> RowMap<V> {
         K: AsRef<str> + Into<Pk>,
     {
         let hash = PkHasher::pk(pk.as_ref());
-        let key = pk.as_ref();
-        if let Some(i) = self.find(hash, key) {
-            return (i, &mut self.rows[i].1, false);
-        }
-        let i = self.rows.len();
-        let at = u32::try_from(i).expect("fewer than 2^32 rows in a table");
-        self.index.insert_unique(hash, at, rehash(&self.rows));
-        self.rows.push((pk.into(), make()));
-        (i, &mut self.rows[i].1, true)
+        let (i, added) = match self.find(hash, pk.as_ref()) {
+            Some(i) => (i, false),
+            None => (self.push(hash, pk.into(), make()), true),
+        };
+        (i, &mut self.rows[i].1, added)
     }
 
     /// Sets the row of `pk` to `value`, in its place or added at the end.
     pub fn insert(&mut self, pk: impl AsRef<str> + Into<Pk>, value: V) {
-        let mut value = Some(value);
-        let (_, stored, added) = self.get_or_insert_with(pk, || value.take().expect("taken once"));
-        if let Some(value) = value.take().filter(|_| !added) {
-            *stored = value;
+        let hash = PkHasher::pk(pk.as_ref());
+        match self.find(hash, pk.as_ref()) {
+            Some(i) => self.rows[i].1 = value,
+            None => {
+                self.push(hash, pk.into(), value);
+            }
         }
     }
 

@@ -1,8 +1,8 @@
 //! How a row keeps a `String` field: inline, when the text is short.
 //!
 //! Most text fields of a REST entity (names, titles, slugs, states) are short. A row holds a
-//! plain `String` field as a [`RowText`], which keeps up to 24 bytes of text in its own 24
-//! bytes and allocates only for longer text; a read makes the field's `String` again. So a
+//! plain `String` field as a [`RowText`], which keeps as much text as a `String` takes room
+//! (24 bytes; 12 on wasm32) in that room and allocates only for longer text; a read makes the field's `String` again. So a
 //! stored short string costs no allocation of its own, neither when written nor in memory, and
 //! a read finds it in the row it already reads.
 
@@ -12,8 +12,8 @@ use compact_str::CompactString;
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::{Serialize, Serializer};
 
-/// A row's `String` field, stored inline up to 24 bytes (the derive's choice for a field of
-/// type `String` that serde reads by itself).
+/// A row's `String` field, stored inline up to 24 bytes (12 on wasm32): the derive's choice for
+/// a field of type `String` that serde reads by itself.
 ///
 /// It deserializes from and serializes to a JSON string, as a `String` does.
 ///
@@ -90,7 +90,7 @@ impl<'de> Deserialize<'de> for RowText {
 mod tests {
     use super::RowText;
 
-    /// Text up to 24 bytes is kept in the `RowText` itself, whether the input lends it or gives
+    /// Text up to 24 bytes (on 64-bit targets, where tests run) is kept in the `RowText` itself, whether the input lends it or gives
     /// it away as a `String`; longer text is kept in one buffer. Each reads back as written,
     /// multi-byte characters at the boundary included.
     #[test]
