@@ -54,7 +54,10 @@ impl Deps {
 pub struct DenormalizeCtx<'s> {
     pub(crate) tables: Layered<'s>,
     pub(crate) args: &'s Value,
-    stack: Vec<(TableId, usize)>,
+    /// The rows of the entities being built, outermost first: `stack[..depth]`. A fixed array,
+    /// so a read allocates nothing for it.
+    stack: [(TableId, u32); MAX_ENTITY_DEPTH],
+    depth: usize,
     /// Per table (by `id % HINTS`): the row after the last one found there, where the next
     /// lookup is tried before the pk is hashed (see [`slot`](Self::slot)).
     next_rows: [u32; HINTS],
@@ -76,7 +79,8 @@ impl<'s> DenormalizeCtx<'s> {
         DenormalizeCtx {
             tables,
             args,
-            stack: Vec::new(),
+            stack: [(0, 0); MAX_ENTITY_DEPTH],
+            depth: 0,
             next_rows: [0; HINTS],
             tracked: true,
             pages: &[],
@@ -186,10 +190,26 @@ impl<'s> DenormalizeCtx<'s> {
             tracing::warn!(entity = E::KEY, "stored row is of another type");
             return Err(Unresolved);
         };
-        let shallow = self.stack.len() >= MAX_ENTITY_DEPTH || self.stack.contains(&(table, row));
-        self.stack.push((table, row));
-        let r = E::read(stored, &mut EntityReader { ctx: self, shallow });
-        self.stack.pop();
+        let at = (table, row as u32);
+        if self.depth >= MAX_ENTITY_DEPTH || self.stack[..self.depth].contains(&at) {
+            return E::read(
+                stored,
+                &mut EntityReader {
+                    ctx: self,
+                    shallow: true,
+                },
+            );
+        }
+        self.stack[self.depth] = at;
+        self.depth += 1;
+        let r = E::read(
+            stored,
+            &mut EntityReader {
+                ctx: self,
+                shallow: false,
+            },
+        );
+        self.depth -= 1;
         r
     }
 
