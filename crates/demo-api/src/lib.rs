@@ -26,6 +26,7 @@
 //! |---|---|---|
 //! | GET | `/todos` | array; filters `userId`, `completed` (exact match on the string form), `page` (1-based) + `limit` (default 10); other keys ignored; `X-Total-Count`: how many match before paging |
 //! | POST | `/todos` | 201 + the todo: body fields over `{ userId: "u1", title: "", completed: false }`, new id |
+//! | PATCH | `/todos` | body: a todo's `id` (string or number) and fields; merges them like `PATCH /todos/{id}`; 200 + todo |
 //! | DELETE | `/todos` | body: JSON array of ids (strings or numbers); deletes them; 200 with an **empty** body |
 //! | GET | `/todos/search?q=&page=&limit=` | todos whose title contains `q` (case-insensitive), filtered and paged like `/todos` |
 //! | GET | `/todos/{id}` | the todo, or 404 |

@@ -173,6 +173,26 @@ async fn respond_flag_shapes_mutation_answers() -> TestResult {
 }
 
 #[tokio::test]
+async fn patch_on_the_list_merges_into_the_todo_its_body_names() -> TestResult {
+    let server = DemoServer::start().await?;
+    let by_string = send_json(&server, "PATCH", "/todos", json!({ "id": "3", "title": "moved" })).await?;
+    assert_eq!(by_string.status, 200);
+    let todo = by_string.json().unwrap();
+    assert_eq!((todo["id"].clone(), todo["title"].clone()), (json!(3), json!("moved")));
+    assert_eq!(server.todo(3).unwrap()["title"], "moved");
+    let by_number = send_json(&server, "PATCH", "/todos", json!({ "id": 4, "completed": true })).await?;
+    assert_eq!(by_number.json().unwrap()["completed"], true);
+
+    let unknown = send_json(&server, "PATCH", "/todos", json!({ "id": 404 })).await?;
+    assert_eq!(unknown.status, 404);
+    for bad in [json!({ "title": "no id" }), json!({ "id": true }), json!([3])] {
+        let refused = send_json(&server, "PATCH", "/todos", bad.clone()).await?;
+        assert_eq!(refused.status, 400, "{bad}");
+    }
+    Ok(())
+}
+
+#[tokio::test]
 async fn batch_delete_answers_empty_and_empties_the_list() -> TestResult {
     let server = DemoServer::start().await?;
     let some = send_json(&server, "DELETE", "/todos", json!(["1", 2, "3", 404])).await?;

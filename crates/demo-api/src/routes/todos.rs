@@ -24,7 +24,10 @@ const FILTERS: [&str; 2] = ["userId", "completed"];
 
 pub(super) fn routes() -> Router<Arc<Shared>> {
     Router::new()
-        .route("/todos", get(list).post(create).delete(delete_many))
+        .route(
+            "/todos",
+            get(list).post(create).patch(update_by_body).delete(delete_many),
+        )
         .route("/todos/search", get(search))
         .route("/todos/{id}", get(read).put(replace).patch(update).delete(remove))
         .route("/users/{user_id}/todos", get(user_list).post(user_create))
@@ -71,6 +74,17 @@ async fn update(
     params: Params,
     body: JsonBody,
 ) -> Result<Response, ApiError> {
+    changing(&shared, None, &id, &params, body, Change::Merge)
+}
+
+/// `PATCH /todos` with a todo's `id` (a string or number) and the fields to merge: what
+/// `PATCH /todos/{id}` does, the id taken from the body, as a list's `remove` sends it.
+async fn update_by_body(State(shared): AppState, params: Params, body: JsonBody) -> Result<Response, ApiError> {
+    let id = match body.0.get("id") {
+        Some(Value::String(id)) => id.clone(),
+        Some(Value::Number(id)) => id.to_string(),
+        _ => return Err(ApiError::bad_request("expected an object with the todo's `id`")),
+    };
     changing(&shared, None, &id, &params, body, Change::Merge)
 }
 
