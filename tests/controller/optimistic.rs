@@ -34,6 +34,8 @@ async fn r_optm_1_only_mutations_of_optimistic_resources_have_a_transform() {
     assert_eq!(r.delete().optimistic(), Some(Optimistic::Delete));
     assert_eq!(r.get_list().push().optimistic(), Some(Optimistic::Push));
     assert_eq!(r.get_list().unshift().optimistic(), Some(Optimistic::Unshift));
+    assert_eq!(r.get_list().remove().optimistic(), Some(Optimistic::Remove));
+    assert_eq!(r.get_list().move_item().optimistic(), Some(Optimistic::Move));
     assert_eq!((r.get().optimistic(), r.get_list().optimistic()), (None, None));
     assert_eq!(todos().update().optimistic(), None);
 }
@@ -202,6 +204,80 @@ async fn r_optm_3_a_push_joins_lists_under_a_placeholder_until_the_real_entity_a
         "the placeholder is gone; the real entity took its place"
     );
     assert_eq!(after[10].id, made.id);
+}
+
+/// Reads the cached list of `user`'s todos.
+fn list_of(ctrl: &Controller, r: &Resource<Todo>, user: &str) -> Vec<u64> {
+    let list = ctrl
+        .get_response(&r.get_list(), params! { userId: user })
+        .unwrap()
+        .data
+        .unwrap();
+    ids(&list)
+}
+
+#[tokio::test]
+async fn r_col_7_a_remove_leaves_the_lists_before_the_answer_and_the_todo_stays() {
+    let (server, ctrl) = setup().await;
+    let r = optimistic_todos();
+    let u1 = ctrl.suspense(&r.get_list(), params! { userId: "u1" }).await.unwrap();
+    let u2 = ids(&ctrl.suspense(&r.get_list(), params! { userId: "u2" }).await.unwrap());
+    let gone = u1[0].id;
+    let mut hold = server.hold("/todos");
+    let remove = spawn_fetch(
+        ctrl.fetch(&r.get_list().remove(), params! { userId: "u1" })
+            .body(&json!({ "id": gone, "title": "set aside" })),
+    );
+    let held = hold.arrived().await;
+    assert_eq!(held.request().method, "PATCH");
+    let during = list_of(&ctrl, &r, "u1");
+    assert_eq!(
+        (during.len(), during.contains(&gone)),
+        (u1.len() - 1, false),
+        "out while in flight"
+    );
+    held.release();
+    let removed = remove.await.unwrap().unwrap();
+    assert_eq!((removed.id, removed.title.as_str()), (gone, "set aside"));
+    assert_eq!(
+        server.todo(gone).unwrap()["title"],
+        "set aside",
+        "the server took the PATCH"
+    );
+    assert!(!list_of(&ctrl, &r, "u1").contains(&gone), "out once answered");
+    assert_eq!(list_of(&ctrl, &r, "u2"), u2, "another user's list is untouched");
+    let kept = ctrl.get_response(&r.get(), params! { id: gone }).unwrap().data.unwrap();
+    assert_eq!(
+        kept.title, "set aside",
+        "the todo itself is kept, with the answer's fields"
+    );
+}
+
+#[tokio::test]
+async fn r_col_8_a_move_changes_lists_before_the_answer() {
+    let (server, ctrl) = setup().await;
+    let r = optimistic_todos();
+    let moved = ctrl.suspense(&r.get_list(), params! { userId: "u1" }).await.unwrap()[0].id;
+    let u2 = ids(&ctrl.suspense(&r.get_list(), params! { userId: "u2" }).await.unwrap());
+    let mut hold = server.hold(&format!("/todos/{moved}"));
+    let request = spawn_fetch(
+        ctrl.fetch(&r.get_list().move_item(), params! { id: moved })
+            .body(&json!({ "userId": "u2" })),
+    );
+    let held = hold.arrived().await;
+    assert_eq!(held.request().method, "PATCH");
+    let mut expected = u2.clone();
+    expected.push(moved);
+    assert!(
+        !list_of(&ctrl, &r, "u1").contains(&moved),
+        "out of u1's list while in flight"
+    );
+    assert_eq!(list_of(&ctrl, &r, "u2"), expected, "at the end of u2's while in flight");
+    held.release();
+    assert_eq!(request.await.unwrap().unwrap().user_id, "u2");
+    assert_eq!(server.todo(moved).unwrap()["userId"], "u2", "the server took the PATCH");
+    assert!(!list_of(&ctrl, &r, "u1").contains(&moved));
+    assert_eq!(list_of(&ctrl, &r, "u2"), expected, "where the answer puts it");
 }
 
 #[tokio::test]

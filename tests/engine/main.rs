@@ -7,6 +7,7 @@ mod fixtures;
 mod all;
 mod bad_input;
 mod collection;
+mod collection_edits;
 mod invalidate;
 mod normalize;
 mod read;

@@ -118,7 +118,9 @@ macro_rules! params {
 pub mod prelude {
     pub use crate::controller::ReadStatus;
     pub use crate::rest::{Resource, ResourceOptions, RestEndpoint};
-    pub use crate::schema::{All, Collection, CollectionPolicy, Invalidate, ListSchema, Page, Push, Unshift, Values};
+    pub use crate::schema::{
+        All, Collection, CollectionPolicy, Invalidate, ListSchema, Move, Page, Push, Remove, Unshift, Values,
+    };
     pub use crate::store::{Cached, ExpiryStatus, Store};
     pub use crate::{Controller, Entity, Error, Schema, Union, params, resource};
 }

@@ -91,6 +91,30 @@ impl<R: Member> Members<R> {
         }
         added > 0
     }
+
+    /// Removes every reference of `removed` the list holds; the rest keep their order. Returns
+    /// whether any was removed.
+    pub fn remove(&mut self, removed: &[R]) -> bool {
+        let len = self.refs.len();
+        self.refs.retain(|r| !removed.contains(r));
+        if let Some(set) = &mut self.set {
+            for r in removed {
+                set.remove(r);
+            }
+        }
+        self.refs.len() < len
+    }
+}
+
+/// How a pending list changes the stored list of its row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ListEdit {
+    /// Adds the references the stored list lacks at its end (push, get_page).
+    Append,
+    /// Adds them at its start (unshift).
+    Prepend,
+    /// Removes the references from it (remove, and move out of a list).
+    Remove,
 }
 
 impl<R: Member> PartialEq for Members<R> {
@@ -102,8 +126,9 @@ impl<R: Member> PartialEq for Members<R> {
 /// A collection's [`Members`] of any reference type, as a table holds them; reads downcast
 /// them back to their item schema's.
 pub(crate) trait List: Any + Debug + Send + Sync {
-    /// [`Members::add`] of a list of the same type (one of another type is not added).
-    fn add_list(&mut self, incoming: Box<dyn List>, front: bool) -> bool;
+    /// [`Members::add`] or [`Members::remove`] of a list of the same type, as `edit` says (a
+    /// list of another type changes nothing). Returns whether the list changed.
+    fn edit_list(&mut self, incoming: Box<dyn List>, edit: ListEdit) -> bool;
     fn eq_list(&self, other: &dyn List) -> bool;
     fn clone_list(&self) -> Box<dyn List>;
     /// The references as JSON, for snapshots.
@@ -113,10 +138,14 @@ pub(crate) trait List: Any + Debug + Send + Sync {
 }
 
 impl<R: Member> List for Members<R> {
-    fn add_list(&mut self, incoming: Box<dyn List>, front: bool) -> bool {
-        match incoming.into_any().downcast::<Members<R>>() {
-            Ok(incoming) => self.add(incoming.refs, front),
-            Err(_) => false,
+    fn edit_list(&mut self, incoming: Box<dyn List>, edit: ListEdit) -> bool {
+        let Ok(incoming) = incoming.into_any().downcast::<Members<R>>() else {
+            return false;
+        };
+        match edit {
+            ListEdit::Append => self.add(incoming.refs, false),
+            ListEdit::Prepend => self.add(incoming.refs, true),
+            ListEdit::Remove => self.remove(&incoming.refs),
         }
     }
 

@@ -147,7 +147,8 @@ fn about(m: &Member) -> String {
             "get_list" => {
                 let mut s = "reads the list; args that are not path parameters filter it, as query \
                              parameters. `push()` and `unshift()` create an entity and add it to the \
-                             matching lists"
+                             matching lists; `remove()` takes one out of them, `move_item()` moves \
+                             one between them"
                     .to_owned();
                 if m.paginated {
                     s.push_str("; `get_page()` reads one more page");

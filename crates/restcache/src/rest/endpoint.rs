@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use super::hooks::{DefaultHooks, EndpointHooks};
 use super::retry::Retry;
 use crate::error::Error;
-use crate::schema::{CollectionPolicy, ListSchema, Page, Push, Schema, Unshift};
+use crate::schema::{CollectionPolicy, ListSchema, Move, Page, Push, Remove, Schema, Unshift};
 use crate::store::{DEFAULT_DATA_EXPIRY, DEFAULT_ERROR_EXPIRY, Optimistic, args_map};
 
 /// The body type of an endpoint that declares none: any `Serialize` value is accepted.
@@ -109,6 +109,8 @@ pub(crate) struct EndpointConfig {
     pub retry: Option<Retry>,
     /// A run-time `non_filter_argument_keys` / collection policy.
     pub policy: Option<Arc<dyn CollectionPolicy>>,
+    /// The path `move_item` sends to: a resource's item path; `None` is the list's own.
+    pub move_path: Option<Template>,
     pub pattern: KeyPattern,
 }
 
@@ -150,6 +152,7 @@ impl EndpointConfig {
             hooks: Arc::new(DefaultHooks),
             retry: None,
             policy: None,
+            move_path: None,
             pattern,
         }
     }
@@ -479,6 +482,53 @@ impl<L: ListSchema, B, G> RestEndpoint<L, B, G> {
     /// `POST` to this list's path; the created entity is prepended to every matching list.
     pub fn unshift(&self) -> RestEndpoint<Unshift<L>, B> {
         self.derived(Method::POST, "unshift", Some(Optimistic::Unshift))
+    }
+
+    /// `PATCH` to this list's path with the entity (its pk, and any field to change); the
+    /// answered entity is stored and taken out of every matching list, but not deleted
+    /// (R-COL-7).
+    ///
+    /// ```
+    /// use restcache::prelude::*;
+    /// use restcache::rest::{Resource, ResourceOptions};
+    ///
+    /// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// struct Todo { #[entity(pk)] id: u64, user_id: u64 }
+    ///
+    /// let todos = Resource::<Todo>::new(ResourceOptions { path: "/users/:user_id/todos/:id".into(), ..Default::default() })?;
+    /// let remove = todos.get_list().remove();
+    /// assert_eq!(remove.method(), restcache::Method::PATCH);
+    /// assert_eq!(remove.url(&params! { user_id: 1 })?, "/users/1/todos");
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
+    pub fn remove(&self) -> RestEndpoint<Remove<L>, B> {
+        self.derived(Method::PATCH, "remove", Some(Optimistic::Remove))
+    }
+
+    /// `PATCH` to the item's path (a resource's own path; the list's path for an endpoint
+    /// built alone) with the fields that move the entity; the answered entity leaves every
+    /// stored list it matched before and no longer does, and joins, at the end, every one it
+    /// matches now (R-COL-8). `move` is a Rust keyword, hence the name.
+    ///
+    /// ```
+    /// use restcache::prelude::*;
+    /// use restcache::rest::{Resource, ResourceOptions};
+    ///
+    /// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// struct Todo { #[entity(pk)] id: u64, user_id: u64 }
+    ///
+    /// let todos = Resource::<Todo>::new(ResourceOptions { path: "/users/:user_id/todos/:id".into(), ..Default::default() })?;
+    /// let moved = todos.get_list().move_item();
+    /// assert_eq!(moved.method(), restcache::Method::PATCH);
+    /// assert_eq!(moved.url(&params! { user_id: 1, id: 5 })?, "/users/1/todos/5");
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
+    pub fn move_item(&self) -> RestEndpoint<Move<L>, B> {
+        let mut cfg = (*self.cfg).clone();
+        if let Some(path) = cfg.move_path.take() {
+            cfg.path = path;
+        }
+        RestEndpoint::<L, B, G>::from_config(cfg).derived(Method::PATCH, "move_item", Some(Optimistic::Move))
     }
 }
 

@@ -179,6 +179,7 @@ impl<E: EntitySchema> Resource<E> {
         let mut get_list = (*member("get_list", Method::GET, &list_path, None)?).clone();
         get_list.pagination_field = opts.pagination_field;
         get_list.policy = policy;
+        get_list.move_path = Some(path.clone());
         Ok(Resource {
             get: member("get", Method::GET, &path, None)?,
             get_list: Arc::new(get_list),

@@ -16,7 +16,7 @@ use super::{EntityField, EntityRef, EntitySchema, Registry, Schema};
 use crate::json::as_map;
 use crate::pk::string_form;
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
-use crate::tables::{List, Members, Record, Slot, Tables};
+use crate::tables::{Layered, List, ListEdit, Members, Record, Slot};
 
 /// Decides which lists a created entity joins, and how nested collections are keyed.
 ///
@@ -195,18 +195,13 @@ pub fn collection_pk(args: &Map<String, Value>) -> String {
     serde_json::to_string(&key).expect("string keys and JSON values serialize")
 }
 
-/// Whether a stored collection keyed by `filter` receives an entity created with `args` and
-/// `body` (R-COL-5).
-fn accepts(
-    filter: &Map<String, Value>,
-    args: &Map<String, Value>,
-    body: Option<&Value>,
-    non_filter: impl Fn(&str) -> bool,
-) -> bool {
-    let same = |given: Option<&Value>, want: &Value| given.and_then(key_value).as_ref() == Some(want);
-    filter
-        .iter()
-        .all(|(k, want)| non_filter(k) || same(args.get(k), want) || same(body.and_then(|b| b.get(k)), want))
+/// Whether a stored collection keyed by `filter` takes an entity described by `given`, maps
+/// of fields in order (R-COL-5): each key of the filter is a non-filter key, or the first of
+/// `given` that has the key gives it the filter's value.
+fn accepts(filter: &Map<String, Value>, given: &[&Map<String, Value>], non_filter: impl Fn(&str) -> bool) -> bool {
+    filter.iter().all(|(k, want)| {
+        non_filter(k) || given.iter().find_map(|m| m.get(k)).and_then(key_value).as_ref() == Some(want)
+    })
 }
 
 fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
@@ -249,7 +244,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
                 let members: Box<dyn List> = Box::new(Members::unique(refs));
                 // A page's fetch resolves to the page, not to the list it joins (R-FETCH-5).
                 n.pending.pages.push((table, pk.clone(), members.clone()));
-                n.pending.appended(table, &pk, members, false);
+                n.pending.edit_list(table, &pk, members, ListEdit::Append);
             } else {
                 n.pending.collection(table, &pk, refs);
             }
@@ -287,23 +282,28 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
 }
 impl<T: EntitySchema, P: CollectionPolicy + Default> EntityField for Collection<Vec<T>, P> {}
 
-/// Normalizes one created entity (an object, or an array of exactly one) and leaves its
-/// reference to join every collection of its type that accepts it when the batch is committed
-/// (R-COL-4/5, [`Join`]).
-fn add_to_lists<'de, T: EntitySchema, D: Deserializer<'de>>(
+/// Normalizes the one entity of a push, unshift, remove or move answer (an object, or an
+/// array of exactly one) and leaves its reference to be added to or removed from the stored
+/// collections of its type when the batch is committed (R-COL-4/5/7/8, [`Join`]).
+fn join_lists_of<'de, L: ListSchema, D: Deserializer<'de>>(
     de: D,
-    front: bool,
-    non_filter: fn(&str) -> bool,
-) -> Result<T::Stored, D::Error> {
-    let r = de.deserialize_any(Created::<T>(PhantomData))?;
-    if !T::is_entity(&r) {
-        return Err(invalid(None, "the created item matches no variant"));
+    kind: JoinKind,
+) -> Result<<L::Item as Schema>::Stored, D::Error> {
+    let r = de.deserialize_any(Created::<L::Item>(PhantomData))?;
+    if !L::Item::is_entity(&r) {
+        return Err(invalid(None, "the entity matches no variant"));
     }
+    let kind = match kind {
+        JoinKind::Move { .. } => JoinKind::Move {
+            row: L::Item::row_of(&r).map(|(table, pk)| (table, pk.to_owned())),
+        },
+        kind => kind,
+    };
     let join = Join {
-        table: T::collection_key(),
+        table: L::Item::collection_key(),
         item: Box::new(Members::unique(vec![r.clone()])),
-        front,
-        non_filter,
+        kind,
+        non_filter: L::collection().map_or(default_non_filter as fn(&str) -> bool, |c| c.non_filter_argument_keys),
     };
     with(|n| n.pending.joins.push(join));
     Ok(r)
@@ -316,10 +316,10 @@ impl<'de, T: EntitySchema> Visitor<'de> for Created<T> {
     type Value = T::Stored;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a push or unshift response: one entity object")
+        f.write_str("one entity object")
     }
 
-    refuse_other_kinds!("a push or unshift response to be one entity object");
+    refuse_other_kinds!("one entity object");
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T::Stored, A::Error> {
         T::normalize(de::value::MapAccessDeserializer::new(map))
@@ -337,7 +337,7 @@ impl<'de, T: EntitySchema> Visitor<'de> for Created<T> {
             Some(r) if count == 1 => Ok(r),
             _ => Err(invalid(
                 None,
-                format!("a push or unshift response must be one entity object, found an array of {count} items"),
+                format!("the answer must be one entity object, found an array of {count} items"),
             )),
         }
     }
@@ -354,34 +354,62 @@ impl<'de, T: EntitySchema> DeserializeSeed<'de> for Element<T> {
     }
 }
 
-/// A created entity's reference (push, unshift) and the lists it joins: every collection of
-/// `table` stored when the batch is committed whose key accepts it (R-COL-4/5).
+/// What a [`Join`] does to the stored collections of its table.
+#[derive(Clone, Debug)]
+pub(crate) enum JoinKind {
+    /// push, unshift, remove: every collection whose key accepts the call's args and body is
+    /// edited so (R-COL-4/5/7).
+    Edit(ListEdit),
+    /// move: the collections whose key accepted the entity before the write lose it, those
+    /// whose key accepts it after gain it at their end (R-COL-8). `row` is the entity's table
+    /// and pk, whose fields before and after the write are compared.
+    Move { row: Option<(&'static str, String)> },
+}
+
+/// The entity of a push, unshift, remove or move and what it does to the collections of its
+/// type stored when the batch is committed (R-COL-4/5/7/8).
 #[derive(Clone, Debug)]
 pub(crate) struct Join {
     table: &'static str,
-    /// The created entity's reference, as a list of one.
+    /// The entity's reference, as a list of one.
     item: Box<dyn List>,
-    front: bool,
+    kind: JoinKind,
     /// The collection type's `non_filter_argument_keys`, unless the write's policy overrides it.
     non_filter: fn(&str) -> bool,
 }
 
 impl Join {
-    /// Adds the reference, as writes of `pending`, to every collection of `tables` whose key
-    /// accepts a creation with `args` and `body` (R-COL-5); a list that holds it already is
-    /// skipped by the commit.
-    fn add_to(
+    /// Adds the edits, as writes of `pending`, to every collection of `tables` it changes.
+    /// Lists are found in the committed tables; the entity's fields before the write are read
+    /// through the layers, those after it from `pending`.
+    fn settle(
         self,
-        tables: &Tables,
+        tables: Layered<'_>,
         pending: &mut Pending,
         args: &Map<String, Value>,
         body: Option<&Value>,
         policy: Option<&dyn CollectionPolicy>,
     ) {
-        let Some(t) = tables.by_name(self.table) else {
+        let Some(t) = tables.base.by_name(self.table) else {
             return;
         };
         let non_filter = |k: &str| policy.map_or_else(|| (self.non_filter)(k), |p| p.non_filter_argument_keys(k));
+        let empty = Map::new();
+        let body = body.map_or(&empty, as_map);
+        // A move compares the entity's fields before and after the write (R-COL-8).
+        let fields = |slot: Option<&Slot>| match slot.map(|s| &s.record) {
+            Some(Record::Entity(row)) => Some(row.json()),
+            _ => None,
+        };
+        let (before, after) = match &self.kind {
+            JoinKind::Move { row: Some((table, pk)) } => {
+                let before = fields(tables.find(table, pk).map(|(_, _, slot)| slot));
+                let after = fields(pending.row(table, pk));
+                (before, after)
+            }
+            _ => (None, None),
+        };
+        let mut edits = Vec::new();
         for (pk, slot) in t.rows.iter() {
             if !matches!(slot.record, Record::List(_)) {
                 continue;
@@ -389,25 +417,41 @@ impl Join {
             let Ok(Value::Object(filter)) = serde_json::from_str::<Value>(pk) else {
                 continue;
             };
-            if accepts(&filter, args, body, non_filter) {
-                pending.appended(self.table, pk, self.item.clone(), self.front);
+            let edit = match &self.kind {
+                JoinKind::Edit(edit) => accepts(&filter, &[args, body], non_filter).then_some(*edit),
+                JoinKind::Move { .. } => {
+                    let old = before.as_ref();
+                    let new = after.as_ref().unwrap_or(&empty);
+                    let was = old.is_some_and(|old| accepts(&filter, &[old, args], non_filter));
+                    let is = accepts(&filter, &[new, body, old.unwrap_or(&empty), args], non_filter);
+                    match (was, is) {
+                        (true, false) => Some(ListEdit::Remove),
+                        (false, true) => Some(ListEdit::Append),
+                        _ => None,
+                    }
+                }
+            };
+            if let Some(edit) = edit {
+                edits.push((pk.as_str(), edit));
             }
+        }
+        for (pk, edit) in edits {
+            pending.edit_list(self.table, pk, self.item.clone(), edit);
         }
     }
 }
 
-/// Adds the references of `pending`'s joins, left by a normalization without the tables, to
-/// the collections of `tables` that accept them ([`Join`]); `args`, `body` and `policy` are
-/// the normalization's.
+/// Settles `pending`'s joins, left by a normalization without the tables, against `tables`
+/// ([`Join`]); `args`, `body` and `policy` are the normalization's.
 pub(crate) fn join_lists(
     pending: &mut Pending,
-    tables: &Tables,
+    tables: Layered<'_>,
     args: &Value,
     body: Option<&Value>,
     policy: Option<&dyn CollectionPolicy>,
 ) {
     for join in std::mem::take(&mut pending.joins) {
-        join.add_to(tables, pending, as_map(args), body, policy);
+        join.settle(tables, pending, as_map(args), body, policy);
     }
 }
 
@@ -427,17 +471,62 @@ fn default_non_filter(key: &str) -> bool {
     DefaultCollectionPolicy.non_filter_argument_keys(key)
 }
 
-macro_rules! add_member {
-    ($name:ident, $front:expr) => {
+/// The schema of `get_list().remove()`: the entity `L::Item`, stored and taken out of every
+/// matching list of its type (R-COL-7).
+///
+/// ```
+/// use restcache::prelude::*;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct Todo { #[entity(pk)] id: u64, title: String }
+/// type Todos = Collection<Vec<Todo>>;
+///
+/// let mut store = Store::new();
+/// store.set_response::<Todos>("GET /todos", &(), &json!([{"id": 1}, {"id": 2}]))?;
+/// store.set_response::<Remove<Todos>>("PATCH /todos", &(), &json!({"id": 1, "title": "kept"}))?;
+/// let list = store.get_response::<Todos>("GET /todos", &())?.data.unwrap();
+/// assert_eq!(list.iter().map(|t| t.id).collect::<Vec<_>>(), [2]);
+/// let todo = store.get_response::<Todo>("GET /todos/1", &json!({"id": 1}))?.data.unwrap();
+/// assert_eq!(todo.title, "kept", "out of the list, not deleted");
+/// # Ok::<(), restcache::Error>(())
+/// ```
+pub struct Remove<L>(PhantomData<fn() -> L>);
+
+/// The schema of `get_list().move_item()`: the entity `L::Item`, stored, taken out of the lists
+/// of its type it matched and no longer does, and added to those it matches now (R-COL-8).
+///
+/// ```
+/// use restcache::prelude::*;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct Todo { #[entity(pk)] id: u64, #[serde(rename = "userId")] user_id: String }
+/// type Todos = Collection<Vec<Todo>>;
+///
+/// let mut store = Store::new();
+/// for user in ["u1", "u2"] {
+///     let items = json!([{"id": if user == "u1" { 1 } else { 2 }, "userId": user}]);
+///     store.set_response::<Todos>(&format!("GET /todos?userId={user}"), &json!({"userId": user}), &items)?;
+/// }
+/// store.set_response::<Move<Todos>>("PATCH /todos/1", &json!({"id": 1}), &json!({"id": 1, "userId": "u2"}))?;
+/// let ids = |user: &str| -> Result<Vec<u64>, restcache::Error> {
+///     let list = store.get_response::<Todos>(&format!("GET /todos?userId={user}"), &json!({"userId": user}))?;
+///     Ok(list.data.unwrap().iter().map(|t| t.id).collect())
+/// };
+/// assert_eq!((ids("u1")?, ids("u2")?), (vec![], vec![2, 1]));
+/// # Ok::<(), restcache::Error>(())
+/// ```
+pub struct Move<L>(PhantomData<fn() -> L>);
+
+macro_rules! list_member {
+    ($name:ident, $kind:expr) => {
         impl<L: ListSchema> Schema for $name<L> {
             type Output = L::Item;
             type Stored = <L::Item as Schema>::Stored;
 
             fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<Self::Stored, D::Error> {
-                let non_filter = L::collection().map_or(default_non_filter as fn(&str) -> bool, |c| {
-                    c.non_filter_argument_keys
-                });
-                add_to_lists::<L::Item, D>(de, $front, non_filter)
+                join_lists_of::<L, D>(de, $kind)
             }
 
             fn denormalize<'s>(stored: &'s Self::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<L::Item, Unresolved> {
@@ -454,8 +543,10 @@ macro_rules! add_member {
         }
     };
 }
-add_member!(Push, false);
-add_member!(Unshift, true);
+list_member!(Push, JoinKind::Edit(ListEdit::Append));
+list_member!(Unshift, JoinKind::Edit(ListEdit::Prepend));
+list_member!(Remove, JoinKind::Edit(ListEdit::Remove));
+list_member!(Move, JoinKind::Move { row: None });
 
 impl<L: ListSchema> Schema for Page<L> {
     type Output = L::Output;

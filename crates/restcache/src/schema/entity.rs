@@ -237,6 +237,9 @@ macro_rules! impl_entity_schema {
             fn read_all(ctx: &mut $crate::__private::DenormalizeCtx<'_>, out: &mut ::std::vec::Vec<Self>) -> bool {
                 $crate::__private::entity::read_all::<Self>(ctx, out)
             }
+            fn row_of(stored: &$crate::__private::EntityRef) -> ::core::option::Option<(&'static str, &str)> {
+                ::core::option::Option::Some((<Self as $crate::__private::Entity>::KEY, stored.as_str()))
+            }
             fn invalidate<'de, D: $crate::__private::serde::Deserializer<'de>>(
                 de: D,
             ) -> ::core::result::Result<::std::string::String, D::Error> {
@@ -272,6 +275,15 @@ pub trait EntitySchema: Schema<Output = Self, Stored: Eq + Hash> + Clone {
     fn resource_name() -> &'static str {
         let name = std::any::type_name::<Self>();
         name.rsplit("::").next().unwrap_or(name)
+    }
+
+    /// The table and pk of the entity a normalized value refers to; `None` when the schema
+    /// cannot tell (a union's reference), so a move decides by the call's args and body alone
+    /// (R-COL-8).
+    #[doc(hidden)]
+    fn row_of(stored: &Self::Stored) -> Option<(&'static str, &str)> {
+        let _ = stored;
+        None
     }
 
     /// Whether a normalized value is a reference to an entity, not an input a union's `other`

@@ -26,7 +26,7 @@ use crate::json::{MAX_INPUT_DEPTH, as_map};
 use crate::row_map::RowMap;
 use crate::rows::{MergeOutcome, Row, RowData};
 use crate::schema::{Join, Schema, SchemaKind};
-use crate::tables::{List, Member, Members, Record, RowMeta, Slot};
+use crate::tables::{List, ListEdit, Member, Members, Record, RowMeta, Slot};
 
 /// One step of a JSON Pointer.
 #[derive(Clone, Debug)]
@@ -57,10 +57,10 @@ pub(crate) struct PendingTable {
     /// combined), an INVALID mark, a collection's new list, or the references to add to a
     /// stored one ([`appended`](Self::appended)). Meta and version are set by the commit.
     pub rows: RowMap<Slot>,
-    /// The rows (by index) whose list adds to the stored one (push, unshift, get_page): the
-    /// commit adds the references the stored record lacks, at its end, or at its start when the
-    /// flag (`front`) is set, whether the write is newer than the record or older (R-NORM-7).
-    pub appended: Vec<(usize, bool)>,
+    /// The rows (by index) whose list edits the stored one instead of replacing it: the commit
+    /// adds the references the stored record lacks (push, unshift, get_page), or removes them
+    /// (remove, move), whether the write is newer than the record or older (R-NORM-7).
+    pub edits: Vec<(usize, ListEdit)>,
 }
 
 impl PendingTable {
@@ -68,7 +68,7 @@ impl PendingTable {
         PendingTable {
             name,
             rows: RowMap::default(),
-            appended: Vec::new(),
+            edits: Vec::new(),
         }
     }
 
@@ -83,10 +83,10 @@ impl PendingTable {
     }
 }
 
-/// Whether row `index` of a [`PendingTable`] adds to the stored list (`Some(front)`), by its
-/// `appended` rows.
-pub(crate) fn appended_at(appended: &[(usize, bool)], index: usize) -> Option<bool> {
-    appended.iter().find(|(i, _)| *i == index).map(|(_, front)| *front)
+/// How row `index` of a [`PendingTable`] edits the stored list, by its `edits`; `None` when
+/// it replaces the stored record.
+pub(crate) fn edit_at(edits: &[(usize, ListEdit)], index: usize) -> Option<ListEdit> {
+    edits.iter().find(|(i, _)| *i == index).map(|(_, edit)| *edit)
 }
 
 /// Every write of one normalization, table by table (tables in order of their first write).
@@ -120,6 +120,11 @@ impl Pending {
         &mut self.tables[i]
     }
 
+    /// The write of `(table, pk)`, if the batch has one.
+    pub(crate) fn row(&self, table: &str, pk: &str) -> Option<&Slot> {
+        self.tables.iter().find(|t| t.name == table)?.rows.get(pk)
+    }
+
     /// Makes room for `n` more rows in the table written last (a list of entities writes one
     /// row per element into the table its first element wrote).
     pub(crate) fn reserve_last(&mut self, n: usize) {
@@ -128,15 +133,15 @@ impl Pending {
         }
     }
 
-    /// Sets the write of `(table, pk)`, replacing an earlier one; `appended` as
-    /// [`PendingTable::appended`].
-    fn set(&mut self, table: &'static str, pk: &str, record: Record, appended: Option<bool>) {
+    /// Sets the write of `(table, pk)`, replacing an earlier one; `edit` as
+    /// [`PendingTable::edits`].
+    fn set(&mut self, table: &'static str, pk: &str, record: Record, edit: Option<ListEdit>) {
         let t = self.table(table);
         let (index, slot, _) = t.row(pk);
         *slot = record;
-        t.appended.retain(|(i, _)| *i != index);
-        if let Some(front) = appended {
-            t.appended.push((index, front));
+        t.edits.retain(|(i, _)| *i != index);
+        if let Some(edit) = edit {
+            t.edits.push((index, edit));
         }
     }
 
@@ -154,7 +159,7 @@ impl Pending {
         };
         *slot = Record::Entity(row);
         if !new {
-            t.appended.retain(|(i, _)| *i != index);
+            t.edits.retain(|(i, _)| *i != index);
         }
     }
 
@@ -173,10 +178,10 @@ impl Pending {
         self.set(table, pk, Record::List(Box::new(Members::new(items))), None);
     }
 
-    /// References to add to a collection, at its end or its start (`front`), those the stored
-    /// list holds skipped when the batch is committed (push, unshift, get_page).
-    pub(crate) fn appended(&mut self, table: &'static str, pk: &str, items: Box<dyn List>, front: bool) {
-        self.set(table, pk, Record::List(items), Some(front));
+    /// References to add to a stored collection (those it holds are skipped when the batch is
+    /// committed: push, unshift, get_page), or to remove from it (remove, move), as `edit` says.
+    pub(crate) fn edit_list(&mut self, table: &'static str, pk: &str, items: Box<dyn List>, edit: ListEdit) {
+        self.set(table, pk, Record::List(items), Some(edit));
     }
 }
 

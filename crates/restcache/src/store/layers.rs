@@ -53,6 +53,10 @@ pub enum Optimistic {
     Push,
     /// `unshift`: the new entity joins the start of matching lists.
     Unshift,
+    /// `remove`: the entity leaves the matching lists.
+    Remove,
+    /// `move_item`: the entity leaves the lists it no longer matches and joins those it does.
+    Move,
 }
 
 type Normalize = fn(Layered<'_>, &LayerInput<'_>) -> Result<(Arc<dyn AnyStored>, Pending), Error>;
@@ -112,7 +116,9 @@ impl Layer {
             Some(Value::Object(m))
         };
         match spec.transform {
-            Optimistic::Update | Optimistic::Push | Optimistic::Unshift => merged(),
+            Optimistic::Update | Optimistic::Push | Optimistic::Unshift | Optimistic::Remove | Optimistic::Move => {
+                merged()
+            }
             Optimistic::PartialUpdate => (self.exists)(beneath, &spec.args).then(merged).flatten(),
             // The empty answer of a delete stands for the args or the body array (R-RESP-6).
             Optimistic::Delete => Some(Value::Null),

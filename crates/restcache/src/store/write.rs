@@ -14,9 +14,9 @@ use crate::json::{MAX_INPUT_DEPTH, as_map, dispose};
 use crate::refs::AnyStored;
 use crate::rows::MergeOutcome;
 use crate::schema::denormalize::DenormalizeCtx;
-use crate::schema::normalize::{Outcome, Pending, PendingTable, appended_at, run};
+use crate::schema::normalize::{Outcome, Pending, PendingTable, edit_at, run};
 use crate::schema::{CollectionPolicy, Schema, SchemaKind, join_lists};
-use crate::tables::{EntityMeta, Layered, Record, RowMeta, Slot, Tables};
+use crate::tables::{EntityMeta, Layered, ListEdit, Record, RowMeta, Slot, Tables};
 
 /// The value a response stands for, after the empty-response rules (R-RESP-5, R-RESP-6).
 pub(super) fn prepare(
@@ -216,7 +216,7 @@ pub(super) fn settle(
     body: Option<&Value>,
     policy: Option<&dyn CollectionPolicy>,
 ) {
-    join_lists(pending, tables.base, args, body, policy);
+    join_lists(pending, tables, args, body, policy);
     for (table, pk) in std::mem::take(&mut pending.if_stored) {
         if tables.find(table, &pk).is_some() {
             pending.invalid(table, &pk);
@@ -573,7 +573,7 @@ impl Store {
 
 /// Applies a normalization's writes to `tables`, giving every changed record a new version.
 pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pending, meta: &Arc<EntityMeta>) {
-    for PendingTable { name, rows, appended } in pending.tables {
+    for PendingTable { name, rows, edits } in pending.tables {
         let (_, t) = tables.get_or_create(name);
         if t.rows.is_empty() {
             // Every row is new: the batch's map becomes the table, nothing is moved or hashed.
@@ -589,7 +589,7 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
             continue;
         }
         for (index, (pk, slot)) in rows.into_iter().enumerate() {
-            let front = appended_at(&appended, index);
+            let edit = edit_at(&edits, index);
             // A new row is added as an INVALID mark with the write's meta, then takes its record.
             let (_, stored, added) = t.rows.get_or_insert_with(pk, || Slot {
                 record: Record::Invalid,
@@ -600,7 +600,7 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
                 stored.record = slot.record;
                 true
             } else {
-                apply(stored, slot.record, front, meta)
+                apply(stored, slot.record, edit, meta)
             };
             if changed {
                 stored.version = Store::bump(next);
@@ -620,16 +620,13 @@ pub(super) fn apply_layered(
     pending: Pending,
     meta: &Arc<EntityMeta>,
 ) {
-    for PendingTable {
-        name, rows, appended, ..
-    } in pending.tables
-    {
+    for PendingTable { name, rows, edits, .. } in pending.tables {
         let committed = base.by_name(name);
         let (_, t) = over.get_or_create(name);
         for (index, (pk, slot)) in rows.into_iter().enumerate() {
-            let front = appended_at(&appended, index);
+            let edit = edit_at(&edits, index);
             if let Some(stored) = t.rows.get_mut(&pk) {
-                if apply(stored, slot.record, front, meta) {
+                if apply(stored, slot.record, edit, meta) {
                     stored.version = Store::bump(next);
                     t.version = stored.version;
                 }
@@ -638,7 +635,7 @@ pub(super) fn apply_layered(
             let written = match committed.and_then(|c| c.rows.get(&pk)) {
                 Some(stored) => {
                     let mut copy = stored.clone();
-                    apply(&mut copy, slot.record, front, meta).then_some(copy)
+                    apply(&mut copy, slot.record, edit, meta).then_some(copy)
                 }
                 None => Some(Slot {
                     record: slot.record,
@@ -655,9 +652,9 @@ pub(super) fn apply_layered(
     }
 }
 
-/// Applies one pending write (`record`; `appended` as [`PendingTable::appended`]) to a stored
-/// slot (R-NORM-6/7/9). Returns whether the record changed.
-fn apply(slot: &mut Slot, record: Record, appended: Option<bool>, meta: &Arc<EntityMeta>) -> bool {
+/// Applies one pending write (`record`; `edit` as [`PendingTable::edits`]) to a stored slot
+/// (R-NORM-6/7/9). Returns whether the record changed.
+fn apply(slot: &mut Slot, record: Record, edit: Option<ListEdit>, meta: &Arc<EntityMeta>) -> bool {
     let older = meta.fetched_at < slot.meta.fetched_at;
     let mut changed = false;
     match (record, &mut slot.record) {
@@ -671,11 +668,11 @@ fn apply(slot: &mut Slot, record: Record, appended: Option<bool>, meta: &Arc<Ent
             MergeOutcome::Replace(_) => {}
         },
         // A push, unshift or page adds the references the stored list lacks, in one hash each
-        // (R-COL-4, R-PAGE-3): the list keeps its order, and one that holds them all is skipped,
-        // meta included. An older write too merges so, underneath (R-NORM-7): a later-started
-        // write must not make the list lose an entity the server created.
-        (Record::List(items), Record::List(stored)) if appended.is_some() => {
-            if !stored.add_list(items, appended == Some(true)) {
+        // (R-COL-4, R-PAGE-3); a remove or move takes references out (R-COL-7/8). The list keeps
+        // its order, and one the edit leaves as it was is skipped, meta included. An older write
+        // edits so too (R-NORM-7): a later-started write must not undo what the server did.
+        (Record::List(items), Record::List(stored)) if edit.is_some() => {
+            if !edit.is_some_and(|edit| stored.edit_list(items, edit)) {
                 return false;
             }
             changed = true;
@@ -731,24 +728,24 @@ mod tests {
             // "b" (as the same member) and "a" are known; "x" and "y" are new.
             let items = || list(vec![json!("x"), member("b"), json!("a"), json!("y"), json!("c")]);
             let mut back = slot(stored.clone());
-            assert!(apply(&mut back, items(), Some(false), &meta(at)));
+            assert!(apply(&mut back, items(), Some(ListEdit::Append), &meta(at)));
             let expected = vec![json!("a"), member("b"), json!("c"), json!("x"), json!("y")];
             assert_eq!(back.record, list(expected), "newer: {newer}");
             let kept = back.meta.fetched_at.instant();
             assert_eq!(kept, if newer { at } else { stored_at }, "the newer meta wins");
             let mut front = slot(stored.clone());
-            assert!(apply(&mut front, items(), Some(true), &meta(at)));
+            assert!(apply(&mut front, items(), Some(ListEdit::Prepend), &meta(at)));
             let expected = vec![json!("x"), json!("y"), json!("a"), member("b"), json!("c")];
             assert_eq!(front.record, list(expected), "newer: {newer}");
             // Nothing new: nothing changes. A member differs from a bare pk of the same text.
             let mut same = slot(stored.clone());
             let known = list(vec![json!("c"), member("b"), json!("a")]);
-            assert!(!apply(&mut same, known, Some(false), &meta(at)));
+            assert!(!apply(&mut same, known, Some(ListEdit::Append), &meta(at)));
             assert_eq!(same.record, list(stored.clone()));
             assert_eq!(same.meta.fetched_at.instant(), stored_at, "newer: {newer}");
             let mut other = slot(stored.clone());
             let bare = list(vec![json!("b"), member("a")]);
-            assert!(apply(&mut other, bare, Some(false), &meta(at)));
+            assert!(apply(&mut other, bare, Some(ListEdit::Append), &meta(at)));
             let expected = vec![json!("a"), member("b"), json!("c"), json!("b"), member("a")];
             assert_eq!(other.record, list(expected), "newer: {newer}");
         }
