@@ -89,8 +89,8 @@ fn counts(items: &[FeedItem]) -> String {
 
 /// The entity tables of the cache and the pks they hold: `Link: 1, 3, 5 | Post: 2, 4, 6`.
 fn tables(ctrl: &Controller) -> String {
-    let snapshot = ctrl.snapshot();
-    let Some(entities) = snapshot["entities"].as_object() else {
+    let cache = ctrl.inspect();
+    let Some(entities) = cache["entities"].as_object() else {
         return "none".into();
     };
     let tables: Vec<String> = entities

@@ -141,10 +141,10 @@ fn checked<S: Schema>(
     write: impl FnOnce(&mut Store) -> Result<(), restcache::Error>,
 ) -> (Store, bool) {
     let mut store = seeded();
-    let before = store.snapshot();
+    let before = store.inspect();
     let written = match write(&mut store) {
         Err(e) => {
-            assert_eq!(store.snapshot(), before, "a failed write ({e}) changed the store");
+            assert_eq!(store.inspect(), before, "a failed write ({e}) changed the store");
             false
         }
         Ok(()) => {
@@ -155,7 +155,7 @@ fn checked<S: Schema>(
                 read.status
             );
             assert_eq!(read.status, ExpiryStatus::Valid);
-            let empty = empty_pks(&store.snapshot());
+            let empty = empty_pks(&store.inspect());
             assert!(empty.is_empty(), "entities stored under an empty pk in {empty:?}");
             true
         }

@@ -89,12 +89,12 @@ where
     let (server, ctrl) = setup().await;
     ctrl.fetch(&todos().get(), params! { id: 1 }).await.unwrap();
     let check = |depth| {
-        let before = ctrl.snapshot();
+        let before = ctrl.inspect();
         let ctrl = ctrl.clone();
         let refused = refuse(ctrl.clone(), Deep::args(depth));
         async move {
             refused.await;
-            assert_eq!(ctrl.snapshot(), before);
+            assert_eq!(ctrl.inspect(), before);
         }
     };
     for depth in DEPTHS {
@@ -172,12 +172,12 @@ async fn r_err_2_set_response_args_nested_past_the_limit_are_invalid_args() {
 
         let mut store = Store::new();
         store.set_response::<Todo>("GET /todos/1", &(), &todo).unwrap();
-        let before = store.snapshot();
+        let before = store.inspect();
         let err = store.set_response::<Todo>("GET /todos/1", &*args, &todo).unwrap_err();
         assert_too_deep(err, "args");
         let err = store.get_response::<Todo>("GET /todos/1", &*args).unwrap_err();
         assert_too_deep(err, "args");
-        assert_eq!(store.snapshot(), before);
+        assert_eq!(store.inspect(), before);
     })
     .await;
 }
@@ -205,7 +205,7 @@ async fn r_err_2_a_store_write_body_nested_past_the_limit_is_invalid_args() {
         let mut store = Store::new();
         let todo = json!({ "id": 1, "userId": "u1", "title": "t", "completed": false });
         store.set_response::<Todo>("GET /todos/1", &(), &todo).unwrap();
-        let before = store.snapshot();
+        let before = store.inspect();
         // An empty PATCH response stands for args ⊕ body: the body would be copied.
         let opts = || WriteOptions::new().body(&body);
         let err = store
@@ -216,7 +216,7 @@ async fn r_err_2_a_store_write_body_nested_past_the_limit_is_invalid_args() {
             .set_response_bytes_with::<Todo>("PATCH /todos/1", &json!({ "id": 1 }), b"", opts())
             .unwrap_err();
         assert_too_deep(err, "body");
-        assert_eq!(store.snapshot(), before);
+        assert_eq!(store.inspect(), before);
     })
     .await;
 }
@@ -236,7 +236,7 @@ async fn hook_bodies_are_refused() {
     let (server, ctrl) = setup().await;
     ctrl.fetch(&todos().get(), params! { id: 1 }).await.unwrap();
     for depth in DEPTHS {
-        let before = ctrl.snapshot();
+        let before = ctrl.inspect();
         let todos = resource(ResourceOptions {
             path: "/todos/:id".into(),
             hooks: Some(Arc::new(DeepBody(depth))),
@@ -248,7 +248,7 @@ async fn hook_bodies_are_refused() {
             .await
             .unwrap_err();
         assert_too_deep(err, "body");
-        let after = ctrl.snapshot();
+        let after = ctrl.inspect();
         assert_eq!(after["entities"], before["entities"]);
         assert_eq!(after["results"], before["results"]);
     }

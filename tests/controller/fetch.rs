@@ -130,7 +130,7 @@ async fn r_exp_5_reset_wins_over_a_fetch_in_flight() {
     held.release();
     drop(hold);
     assert_eq!(in_flight.await.unwrap().unwrap_err(), Error::Reset);
-    let snap = ctrl.snapshot();
+    let snap = ctrl.inspect();
     assert_eq!(
         (snap["entities"].clone(), snap["results"].clone(), snap["meta"].clone()),
         (json!({}), json!([]), json!([]))

@@ -73,7 +73,7 @@ async fn r_optm_2_an_update_is_visible_before_the_response() {
         .unwrap();
     assert_eq!(after[2].title, "soon");
     assert_eq!(
-        ctrl.snapshot()["entities"]["Todo"]["rows"][2]["record"]["title"],
+        ctrl.inspect()["entities"]["Todo"]["rows"][2]["record"]["title"],
         "soon",
         "committed"
     );
@@ -114,7 +114,7 @@ async fn r_optm_4_a_failed_update_rolls_back() {
     assert_eq!(list[3].title, "Todo 4", "rolled back");
     let key = r.partial_update().key(&params! { id: 4 }).unwrap();
     assert!(
-        ctrl.snapshot()["meta"]
+        ctrl.inspect()["meta"]
             .as_array()
             .unwrap()
             .iter()
@@ -184,7 +184,7 @@ async fn r_optm_3_a_push_joins_lists_under_a_placeholder_until_the_real_entity_a
         "no pk yet: the field takes its Default"
     );
     assert!(
-        ctrl.snapshot()["entities"]["Todo"]["rows"]
+        ctrl.inspect()["entities"]["Todo"]["rows"]
             .as_array()
             .unwrap()
             .iter()

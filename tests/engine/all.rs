@@ -17,10 +17,7 @@ fn r_all_1_writes_every_element_and_rejects_non_arrays() {
     store
         .set_response::<All<User>>("GET /users", &(), &json!([{"id": "1"}, null, {"id": "2"}]))
         .unwrap();
-    assert_eq!(
-        store.snapshot()["entities"]["User"]["rows"].as_array().unwrap().len(),
-        2
-    );
+    assert_eq!(store.inspect()["entities"]["User"]["rows"].as_array().unwrap().len(), 2);
     let err = store
         .set_response::<All<User>>("GET /users", &(), &json!({"id": "1"}))
         .unwrap_err();
@@ -83,7 +80,7 @@ fn r_all_2_polymorphic_string_attribute_with_an_unmatched_item() {
         FeedItem::Other(json!({"id": 3, "type": "video", "src": "v.mp4"}))
     );
     // The unmatched object created no entity.
-    let snap = store.snapshot();
+    let snap = store.inspect();
     assert_eq!(
         snap["entities"].as_object().unwrap().keys().collect::<Vec<_>>(),
         ["Link", "Post"]

@@ -19,9 +19,9 @@ fn populated() -> Store {
 /// Writes `body` as `S`, expects an error, and checks that nothing changed.
 fn rejected<S: restcache::schema::Schema>(body: Value) -> Error {
     let mut store = populated();
-    let before = store.snapshot();
+    let before = store.inspect();
     let err = store.set_response::<S>("GET /todos?bad", &(), &body).unwrap_err();
-    assert_eq!(store.snapshot(), before, "store unchanged after {err}");
+    assert_eq!(store.inspect(), before, "store unchanged after {err}");
     err
 }
 
@@ -111,7 +111,7 @@ fn r_err_2_input_nested_beyond_the_limit_is_an_error_not_a_stack_overflow() {
         matches!(&err, Error::InvalidResponse { reason, .. } if reason.contains("nested deeper")),
         "{err:?}"
     );
-    assert_eq!(store.snapshot()["entities"], json!({}));
+    assert_eq!(store.inspect()["entities"], json!({}));
     // Drop the deep value without recursing through serde_json's destructor.
     let mut v = chain;
     while let Value::Object(mut m) = v {
@@ -132,7 +132,7 @@ fn r_err_2_an_owned_input_nested_beyond_the_limit_is_refused_and_dropped_without
         matches!(&err, Error::InvalidResponse { reason, .. } if reason.contains("nested deeper")),
         "{err:?}"
     );
-    assert_eq!(store.snapshot()["entities"], json!({}));
+    assert_eq!(store.inspect()["entities"], json!({}));
 }
 
 /// R-RESP-4: bytes nested as deep as serde_json's limit are refused exactly where serde_json

@@ -25,7 +25,7 @@ pub struct Review {
 
 /// `field` (`record`, `version`, …) of the row `pk` of `table` in the store's snapshot.
 fn row(store: &Store, table: &str, pk: &str, field: &str) -> Value {
-    let snapshot = store.snapshot();
+    let snapshot = store.inspect();
     let rows = snapshot["entities"][table]["rows"]
         .as_array()
         .cloned()
@@ -93,7 +93,7 @@ fn r_norm_1_from_bytes_a_repeated_key_in_an_entity_is_refused_as_serde_refuses_i
         br#"{"id": "1", "owner": {"id": "u9", "name": "early"}, "title": "a", "owner": {"id": "u8", "name": "late"}}"#,
     ] {
         let mut store = Store::new();
-        let before = store.snapshot();
+        let before = store.inspect();
         let e = store
             .set_response_bytes::<Todo>("GET /todos/1", &(), bytes)
             .unwrap_err();
@@ -101,7 +101,7 @@ fn r_norm_1_from_bytes_a_repeated_key_in_an_entity_is_refused_as_serde_refuses_i
             matches!(&e, Error::Decode { message, entity: Some(k), .. } if message.contains("duplicate field") && k == "Todo"),
             "{e:?}"
         );
-        assert_eq!(store.snapshot(), before, "nothing written");
+        assert_eq!(store.inspect(), before, "nothing written");
     }
 }
 
@@ -125,7 +125,7 @@ fn r_norm_5_several_faults_fail_with_the_first_in_document_order() {
         matches!(&from_value, Error::Decode { position, .. } if position == first),
         "{from_value:?}"
     );
-    assert_eq!(store.snapshot()["entities"], json!({}));
+    assert_eq!(store.inspect()["entities"], json!({}));
 }
 
 /// R-NORM-9 with R-NORM-6: a record parsed from bytes with exactly its entity's declared fields
@@ -196,28 +196,28 @@ fn r_norm_9_a_record_from_bytes_and_the_same_from_a_value_are_one_record() {
 #[test]
 fn r_resp_3_bytes_that_are_not_json_are_a_decode_error_and_write_nothing() {
     let mut store = Store::new();
-    let before = store.snapshot();
+    let before = store.inspect();
     let e = store
         .set_response_bytes::<Vec<Todo>>("GET /todos", &(), br#"[{"id": "1", "title": "a"}, {"id": "#)
         .unwrap_err();
     assert!(matches!(&e, Error::Decode { url, .. } if url == "/todos"), "{e:?}");
-    assert_eq!(store.snapshot(), before);
+    assert_eq!(store.inspect(), before);
     let e = store
         .set_response_bytes::<Vec<Todo>>("GET /todos", &(), br#"[{"id": "1"}] trailing"#)
         .unwrap_err();
     assert!(matches!(e, Error::Decode { .. }), "{e:?}");
-    assert_eq!(store.snapshot(), before);
+    assert_eq!(store.inspect(), before);
 }
 
 #[test]
 fn r_norm_3_from_bytes_a_missing_pk_is_the_value_paths_error_and_writes_nothing() {
     let bytes = br#"[{"id": "1", "title": "a", "owner": {"name": "no pk"}}]"#;
     let mut store = Store::new();
-    let before = store.snapshot();
+    let before = store.inspect();
     let from_bytes = store
         .set_response_bytes::<Vec<Todo>>("GET /todos", &(), bytes)
         .unwrap_err();
-    assert_eq!(store.snapshot(), before);
+    assert_eq!(store.inspect(), before);
     let value: Value = serde_json::from_slice(bytes).unwrap();
     let from_value = store.set_response::<Vec<Todo>>("GET /todos", &(), value).unwrap_err();
     assert_eq!(from_bytes.to_string(), from_value.to_string());
@@ -245,7 +245,7 @@ fn r_norm_5_from_bytes_a_wrong_field_type_is_the_value_paths_error() {
         matches!(&from_bytes, Error::Decode { position, .. } if position == "/1/completed"),
         "{from_bytes:?}"
     );
-    assert!(store.snapshot()["entities"].as_object().is_none_or(|t| t.is_empty()));
+    assert!(store.inspect()["entities"].as_object().is_none_or(|t| t.is_empty()));
 }
 
 #[test]
@@ -289,7 +289,7 @@ fn r_resp_4_from_bytes_json_that_is_not_valid_after_a_schema_error_is_still_a_de
     let truncated = r#"[{"title": "no pk"}, {"id": "2", "title": "#;
     for bytes in [deep.as_str(), truncated] {
         let mut store = Store::new();
-        let before = store.snapshot();
+        let before = store.inspect();
         let e = store
             .set_response_bytes::<Vec<Todo>>("GET /todos", &(), bytes.as_bytes())
             .unwrap_err();
@@ -298,7 +298,7 @@ fn r_resp_4_from_bytes_json_that_is_not_valid_after_a_schema_error_is_still_a_de
             matches!(&e, Error::Decode { message, .. } if message.ends_with(&value_error.to_string())),
             "{e:?}"
         );
-        assert_eq!(store.snapshot(), before);
+        assert_eq!(store.inspect(), before);
     }
 }
 

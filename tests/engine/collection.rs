@@ -42,7 +42,7 @@ fn list_ids(store: &Store, key: &str, args: Value) -> Vec<String> {
 #[test]
 fn r_col_1_every_list_of_a_type_shares_one_table() {
     let store = lists();
-    let snap = store.snapshot();
+    let snap = store.inspect();
     let pks: Vec<&str> = snap["entities"]["[Todo]"]["rows"]
         .as_array()
         .unwrap()
@@ -125,7 +125,7 @@ fn r_col_4_push_skips_lists_that_hold_the_entity_and_creates_none() {
         .set_response::<Push<TodoList>>("POST /todos", &(), &json!({"id": "1"}))
         .unwrap();
     assert!(
-        store.snapshot()["entities"].get("[Todo]").is_none(),
+        store.inspect()["entities"].get("[Todo]").is_none(),
         "collections that are not stored are not created"
     );
     store
@@ -141,12 +141,12 @@ fn r_col_4_push_skips_lists_that_hold_the_entity_and_creates_none() {
 fn r_col_4_a_push_response_must_be_one_entity() {
     for bad in [Value::Null, json!([]), json!([{"id": "1"}, {"id": "2"}]), json!("1")] {
         let mut store = lists();
-        let before = store.snapshot();
+        let before = store.inspect();
         let err = store
             .set_response::<Push<TodoList>>("POST /todos", &(), &bad)
             .unwrap_err();
         assert!(matches!(err, Error::InvalidResponse { .. }), "{bad}");
-        assert_eq!(store.snapshot(), before, "{bad}");
+        assert_eq!(store.inspect(), before, "{bad}");
     }
 }
 
@@ -216,7 +216,7 @@ fn r_col_6_a_nested_collection_is_keyed_by_the_policy() {
         {"id": "a2", "comments": [{"id": "c2", "body": "y"}]},
     ]);
     store.set_response::<Vec<Article>>("GET /articles", &(), &body).unwrap();
-    let snap = store.snapshot();
+    let snap = store.inspect();
     let pks: Vec<&str> = snap["entities"]["[Comment]"]["rows"]
         .as_array()
         .unwrap()
@@ -263,7 +263,7 @@ fn r_col_6_a_nested_collection_is_keyed_by_its_entity_not_by_an_object_after_it(
     let body = json!({"id": "p1", "comments": [{"id": "c1", "body": "x"}], "stats": {"views": 3}});
     let bytes = serde_json::to_vec(&body).unwrap();
     store.set_response_bytes::<Post>("GET /posts/p1", &(), &bytes).unwrap();
-    let snap = store.snapshot();
+    let snap = store.inspect();
     let pks: Vec<&str> = snap["entities"]["[Comment]"]["rows"]
         .as_array()
         .unwrap()

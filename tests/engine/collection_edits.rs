@@ -135,7 +135,7 @@ fn r_col_7_removing_an_entity_no_list_holds_changes_no_list_and_creates_none() {
     );
     assert_eq!(task(&store, "z").user_id, "u9", "the entity is still stored");
     assert_eq!(
-        store.snapshot()["entities"]["[Task]"]["rows"].as_array().unwrap().len(),
+        store.inspect()["entities"]["[Task]"]["rows"].as_array().unwrap().len(),
         LISTS.len()
     );
 
@@ -144,7 +144,7 @@ fn r_col_7_removing_an_entity_no_list_holds_changes_no_list_and_creates_none() {
         .set_response::<Remove<Tasks>>("PATCH /tasks", &(), &json!({"id": "a"}))
         .unwrap();
     assert!(
-        empty.snapshot()["entities"].get("[Task]").is_none(),
+        empty.inspect()["entities"].get("[Task]").is_none(),
         "no list is created"
     );
 }
@@ -246,9 +246,9 @@ fn refused_without_writing<S: restcache::schema::Schema>(
     let not_one = [Value::Null, json!([]), json!([{"id": "a"}, {"id": "b"}])];
     for bad in not_one.into_iter().chain(more) {
         let mut store = stored();
-        let before = store.snapshot();
+        let before = store.inspect();
         let err = store.set_response::<S>(key, args, &bad).unwrap_err();
         assert!(matches!(err, Error::InvalidResponse { .. }), "{bad}: {err}");
-        assert_eq!(store.snapshot(), before, "{bad}: nothing written");
+        assert_eq!(store.inspect(), before, "{bad}: nothing written");
     }
 }

@@ -72,7 +72,7 @@ fn r_inv_1_the_mark_is_written_even_for_an_entity_never_stored() {
     store
         .set_response::<Invalidate<User>>("DELETE /users/9", &(), &json!(9))
         .unwrap();
-    let snap = store.snapshot();
+    let snap = store.inspect();
     let row = &snap["entities"]["User"]["rows"][0];
     assert_eq!((&row["pk"], &row["record"]), (&json!("9"), &json!("INVALID")));
     // The table now exists, so All's query mode is valid and empty (R-ALL-4).
@@ -125,7 +125,7 @@ fn r_res_7_an_empty_batch_response_uses_the_request_body() {
 #[test]
 fn r_resp_6_a_batch_element_without_pk_is_an_error_and_writes_nothing() {
     let mut store = seeded();
-    let before = store.snapshot();
+    let before = store.inspect();
     let err = store
         .set_response::<Vec<Invalidate<Todo>>>("DELETE /todos", &(), &json!(["1", {"x": 1}]))
         .unwrap_err();
@@ -133,7 +133,7 @@ fn r_resp_6_a_batch_element_without_pk_is_an_error_and_writes_nothing() {
         matches!(&err, restcache::Error::InvalidResponse { position, .. } if position == "/1"),
         "{err:?}"
     );
-    assert_eq!(store.snapshot(), before);
+    assert_eq!(store.inspect(), before);
 }
 
 #[test]
@@ -156,7 +156,7 @@ fn r_inv_1_union_invalidation_picks_the_variant_or_every_table_holding_the_pk() 
     assert!(matches!(&left[0], FeedItem::Post(p) if p.id == 2));
     // The bare pk marked only the table that holds it.
     assert!(
-        store.snapshot()["entities"]["Link"]["rows"]
+        store.inspect()["entities"]["Link"]["rows"]
             .as_array()
             .unwrap()
             .iter()
@@ -188,7 +188,7 @@ fn r_resp_6_a_union_delete_without_pk_uses_the_args_or_is_an_error() {
     }
     // No pk in the response nor in the args: an error that writes nothing, not a success that
     // reads back as nothing.
-    let before = store.snapshot();
+    let before = store.inspect();
     for reply in [json!({"ok": true}), Value::Null, json!({})] {
         let err = store
             .set_response::<Invalidate<FeedItem>>("DELETE /feed", &(), &reply)
@@ -197,7 +197,7 @@ fn r_resp_6_a_union_delete_without_pk_uses_the_args_or_is_an_error() {
             matches!(&err, restcache::Error::InvalidResponse { reason, .. } if reason == "missing or empty primary key"),
             "{err:?}"
         );
-        assert_eq!(store.snapshot(), before);
+        assert_eq!(store.inspect(), before);
     }
     // So is an element without a pk in a batch (R-RESP-6).
     let err = store
@@ -207,5 +207,5 @@ fn r_resp_6_a_union_delete_without_pk_uses_the_args_or_is_an_error() {
         matches!(&err, restcache::Error::InvalidResponse { position, .. } if position == "/1"),
         "{err:?}"
     );
-    assert_eq!(store.snapshot(), before);
+    assert_eq!(store.inspect(), before);
 }

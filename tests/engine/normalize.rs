@@ -94,7 +94,7 @@ fn r_norm_2_a_failed_normalization_writes_nothing() {
     store
         .set_response::<Vec<Todo>>("GET /todos", &(), &json!([{"id": "1", "title": "kept"}]))
         .unwrap();
-    let before = store.snapshot();
+    let before = store.inspect();
     // The first element is valid and would update todo 1; the third has no pk.
     let bad = json!([{"id": "1", "title": "changed"}, {"id": "2"}, {"title": "no pk"}]);
     let err = store
@@ -104,7 +104,7 @@ fn r_norm_2_a_failed_normalization_writes_nothing() {
         matches!(&err, Error::InvalidResponse { position, .. } if position == "/2"),
         "{err:?}"
     );
-    assert_eq!(store.snapshot(), before);
+    assert_eq!(store.inspect(), before);
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn r_norm_3_pk_is_the_string_form_of_the_field() {
     store
         .set_response::<Vec<Link>>("GET /links", &(), &json!([{"id": 5, "url": "u"}, {"id": 6}]))
         .unwrap();
-    let snap = store.snapshot();
+    let snap = store.inspect();
     let pks: Vec<&str> = snap["entities"]["Link"]["rows"]
         .as_array()
         .unwrap()
@@ -143,7 +143,7 @@ fn r_norm_3_missing_pk_forms_are_errors_with_their_position() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(store.snapshot()["entities"], json!({}), "nothing written");
+    assert_eq!(store.inspect()["entities"], json!({}), "nothing written");
     // A pk of a kind the field's type (`String`) refuses is serde's error, at the field.
     for (i, bad) in [json!(null), json!(true), json!({}), json!([1])]
         .into_iter()
@@ -156,7 +156,7 @@ fn r_norm_3_missing_pk_forms_are_errors_with_their_position() {
             matches!(&err, Error::Decode { entity: Some(e), position, .. } if e == "Todo" && position == "/results/1/id"),
             "case {i}: {err:?}"
         );
-        assert_eq!(store.snapshot()["entities"], json!({}), "case {i}: nothing written");
+        assert_eq!(store.inspect()["entities"], json!({}), "case {i}: nothing written");
     }
     // An absent pk field is missing too.
     let mut store = Store::new();
@@ -177,7 +177,7 @@ fn r_norm_3_custom_pk_function() {
             &json!({"login": "gnoff", "id": 1, "name": null}),
         )
         .unwrap();
-    let snap = store.snapshot();
+    let snap = store.inspect();
     assert_eq!(snap["entities"]["GithubUser"]["rows"][0]["pk"], "gnoff");
     let err = store
         .set_response::<GithubUser>("GET /users/x", &(), &json!({"id": 2}))
@@ -220,7 +220,7 @@ fn r_norm_5_rows_keep_the_declared_fields_and_drop_unknown_ones() {
             &json!({"id": "1", "title": "a", "extra": {"deep": [1]}}),
         )
         .unwrap();
-    let snap = store.snapshot();
+    let snap = store.inspect();
     assert_eq!(
         snap["entities"]["Todo"]["rows"][0]["record"],
         json!({"id": "1", "title": "a"})
@@ -239,7 +239,7 @@ fn r_norm_5_rows_keep_the_declared_fields_and_drop_unknown_ones() {
 #[test]
 fn r_norm_5_a_field_of_the_wrong_type_is_a_decode_error_at_the_field() {
     let mut store = Store::new();
-    let before = store.snapshot();
+    let before = store.inspect();
     let body = json!([{"id": "1", "completed": false}, {"id": "2", "completed": "yes"}]);
     let err = store.set_response::<Vec<Todo>>("GET /todos", &(), &body).unwrap_err();
     match &err {
@@ -257,7 +257,7 @@ fn r_norm_5_a_field_of_the_wrong_type_is_a_decode_error_at_the_field() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(store.snapshot(), before);
+    assert_eq!(store.inspect(), before);
     // null in a non-Option field is serde's error too.
     let err = store
         .set_response::<Todo>("GET /todos/1", &(), &json!({"id": "1", "title": null}))
@@ -303,7 +303,7 @@ fn r_norm_6_nested_plain_objects_are_replaced_whole() {
         .set_response::<Note>("GET /notes/1", &(), &json!({"id": "1", "meta": {"a": 3}}))
         .unwrap();
     assert_eq!(
-        store.snapshot()["entities"]["Note"]["rows"][0]["record"]["meta"],
+        store.inspect()["entities"]["Note"]["rows"][0]["record"]["meta"],
         json!({"a": 3})
     );
 }
@@ -321,7 +321,7 @@ fn r_norm_6_duplicates_in_one_response_combine_in_document_order() {
     assert_eq!(todos[0].title, "first");
     assert!(todos[0].completed, "later fields of the same (K, pk) are combined");
     assert_eq!(todos[0].owner.as_ref().unwrap().name, "Ada L.", "later occurrence wins");
-    let snap = store.snapshot();
+    let snap = store.inspect();
     assert_eq!(snap["entities"]["User"]["rows"].as_array().unwrap().len(), 1);
 }
 
@@ -338,7 +338,7 @@ fn r_norm_7_older_response_merges_underneath() {
             WriteOptions::new().fetched_at(t1),
         )
         .unwrap();
-    let meta_before = store.snapshot()["entities"]["Todo"]["rows"][0]["fetched_at"].clone();
+    let meta_before = store.inspect()["entities"]["Todo"]["rows"][0]["fetched_at"].clone();
     store
         .set_response_with::<Todo>(
             "GET /todos/1?v=old",
@@ -351,7 +351,7 @@ fn r_norm_7_older_response_merges_underneath() {
     assert_eq!(todo.title, "new", "stored fields win");
     assert!(todo.completed, "fields only the older response has are added");
     assert_eq!(
-        store.snapshot()["entities"]["Todo"]["rows"][0]["fetched_at"],
+        store.inspect()["entities"]["Todo"]["rows"][0]["fetched_at"],
         meta_before,
         "stored meta kept"
     );
@@ -383,7 +383,7 @@ fn r_norm_7_an_older_response_cannot_revive_an_invalid_mark_or_replace_a_collect
         .unwrap_or_else(|e| panic!("{e}"));
     // The older list write went to the same collection ({} args) and lost.
     assert_eq!(ids(&data::<TodoList>(&store, "GET /todos", &json!({}))), ["2"]);
-    assert_eq!(store.snapshot()["entities"]["Todo"]["rows"][0]["record"], "INVALID");
+    assert_eq!(store.inspect()["entities"]["Todo"]["rows"][0]["record"], "INVALID");
 }
 
 #[test]
@@ -416,7 +416,7 @@ fn r_norm_8_nested_entities_go_to_their_own_tables_even_in_cycles() {
     let body =
         json!({"id": "a", "name": "Ann", "books": [{"id": "b1", "author": {"id": "a", "name": "Ann"}}, {"id": "b2"}]});
     store.set_response::<Author>("GET /authors/a", &(), &body).unwrap();
-    let snap = store.snapshot();
+    let snap = store.inspect();
     assert_eq!(
         snap["entities"]["Author"]["rows"][0]["record"],
         json!({"id": "a", "name": "Ann", "books": ["b1", "b2"]})
@@ -433,11 +433,11 @@ fn r_norm_9_an_unchanged_write_keeps_versions_and_identity() {
     let body = json!([{"id": "1", "title": "a", "owner": {"id": "u", "name": "Ada"}}]);
     store.set_response::<Vec<Todo>>("GET /todos", &(), &body).unwrap();
     let first = data::<Vec<Todo>>(&store, "GET /todos", &json!({}));
-    let v1 = store.snapshot();
+    let v1 = store.inspect();
     store.set_response::<Vec<Todo>>("GET /todos", &(), &body).unwrap();
     let second = data::<Vec<Todo>>(&store, "GET /todos", &json!({}));
     assert!(Arc::ptr_eq(&first, &second));
-    let v2 = store.snapshot();
+    let v2 = store.inspect();
     assert_eq!(
         v1["entities"]["Todo"]["rows"][0]["version"],
         v2["entities"]["Todo"]["rows"][0]["version"]

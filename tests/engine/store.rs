@@ -17,7 +17,7 @@ fn r_store_1_tables_results_and_meta() {
     let mut store = Store::new();
     let body = json!([{"id": "2", "owner": {"id": "u"}}, {"id": "1"}]);
     store.set_response::<TodoList>("GET /todos", &(), &body).unwrap();
-    let snap = store.snapshot();
+    let snap = store.inspect();
     let todo_pks: Vec<&str> = snap["entities"]["Todo"]["rows"]
         .as_array()
         .unwrap()
@@ -41,7 +41,7 @@ fn r_store_1_tables_results_and_meta() {
 #[test]
 fn r_store_2_every_commit_bumps_the_version() {
     let mut store = Store::new();
-    let v = |s: &Store| s.snapshot()["version"].as_u64().unwrap();
+    let v = |s: &Store| s.inspect()["version"].as_u64().unwrap();
     let v0 = v(&store);
     store
         .set_response::<User>("GET /users/1", &(), &json!({"id": "1"}))
@@ -160,10 +160,7 @@ fn r_fetch_1_an_older_result_does_not_replace_a_newer_one() {
     assert_eq!(users[0].id, "new");
     assert_eq!(store.meta("GET /users").unwrap().fetched_at, t1);
     // Its entities still commit.
-    assert_eq!(
-        store.snapshot()["entities"]["User"]["rows"].as_array().unwrap().len(),
-        2
-    );
+    assert_eq!(store.inspect()["entities"]["User"]["rows"].as_array().unwrap().len(), 2);
 }
 
 #[test]
@@ -236,7 +233,7 @@ fn r_resp_5_from_bytes_a_null_put_or_patch_response_stands_for_args_and_body() {
         let todo = data::<Todo>(&store, "GET /todos/1", &json!({}));
         assert_eq!((todo.title.as_str(), todo.completed), ("a", i == 0), "{text:?}");
     }
-    let before = store.snapshot();
+    let before = store.inspect();
     let err = store
         .set_response_bytes_with::<Todo>("PUT /todos/1", &args, b"\x0cnull", WriteOptions::new().body(&body))
         .unwrap_err();
@@ -245,7 +242,7 @@ fn r_resp_5_from_bytes_a_null_put_or_patch_response_stands_for_args_and_body() {
         .set_response_bytes::<Todo>("PUT /todos/1", &args, b"null")
         .unwrap_err();
     assert!(matches!(err, Error::InvalidResponse { .. }), "no object body: {err:?}");
-    assert_eq!(store.snapshot(), before, "refused answers write nothing");
+    assert_eq!(store.inspect(), before, "refused answers write nothing");
     let answer = br#"{"id": "1", "title": "b", "completed": true}"#;
     store
         .set_response_bytes_with::<Todo>("PUT /todos/1", &args, answer, WriteOptions::new().body(&body))

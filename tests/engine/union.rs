@@ -71,7 +71,7 @@ fn r_union_2_the_function_form_sees_the_parent_and_the_key() {
     let body = json!({"links": [{"id": 2, "url": "v"}], "posts": [{"id": 2, "content": "d"}]});
     store.set_response::<Wrapped>("GET /wrapped", &(), &body).unwrap();
     // (Read back, `All` enumerates the tables with no parent, so the check is of the writes.)
-    let snapshot = store.snapshot();
+    let snapshot = store.inspect();
     let pks = |table: &str| -> Vec<Value> {
         let rows = snapshot["entities"][table]["rows"]
             .as_array()
@@ -111,7 +111,7 @@ fn r_union_2_the_string_form_uses_the_attribute_string_form() {
 #[test]
 fn r_union_3_unmatched_input_at_a_single_position() {
     let mut store = Store::new();
-    let before = store.snapshot();
+    let before = store.inspect();
     let err = store
         .set_response::<SuffixedFeed>("GET /feed/9", &(), &json!({"id": 9, "type": "video"}))
         .unwrap_err();
@@ -128,7 +128,7 @@ fn r_union_3_unmatched_input_at_a_single_position() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(store.snapshot(), before);
+    assert_eq!(store.inspect(), before);
     // With an `other` variant the object is returned as-is, stored inline, and no entity is created.
     store
         .set_response::<FeedItem>("GET /feed/9", &(), &json!({"id": 9, "type": "video"}))
@@ -137,7 +137,7 @@ fn r_union_3_unmatched_input_at_a_single_position() {
         *data::<FeedItem>(&store, "GET /feed/9", &json!({})),
         FeedItem::Other(json!({"id": 9, "type": "video"}))
     );
-    assert_eq!(store.snapshot()["entities"], json!({}));
+    assert_eq!(store.inspect()["entities"], json!({}));
 }
 
 #[test]
@@ -163,7 +163,7 @@ fn r_union_4_records_live_in_variant_tables_and_collections_in_one_table() {
     store
         .set_response::<Collection<Vec<FeedItem>>>("GET /feed", &(), &feed)
         .unwrap();
-    let snap = store.snapshot();
+    let snap = store.inspect();
     let tables: Vec<&String> = snap["entities"].as_object().unwrap().keys().collect();
     assert_eq!(tables, ["Link", "Post", "[Link;Post]"]);
     let items = data::<Collection<Vec<FeedItem>>>(&store, "GET /feed", &json!({}));

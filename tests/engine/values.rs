@@ -13,7 +13,7 @@ fn r_val_1_values_take_the_map_key_as_pk_and_drop_nulls_and_unresolved() {
     let users = data::<Values<User>>(&store, "GET /users", &json!({}));
     assert_eq!(users.keys().collect::<Vec<_>>(), ["u1", "u2"]);
     assert_eq!(users["u2"].id, "real", "a usable pk wins over the map key");
-    let snap = store.snapshot();
+    let snap = store.inspect();
     let pks: Vec<&str> = snap["entities"]["User"]["rows"]
         .as_array()
         .unwrap()
@@ -30,7 +30,7 @@ fn r_val_1_values_take_the_map_key_as_pk_and_drop_nulls_and_unresolved() {
 #[test]
 fn r_val_1_an_empty_map_key_is_no_pk() {
     let mut store = Store::new();
-    let before = store.snapshot();
+    let before = store.inspect();
     let err = store
         .set_response::<Values<User>>("GET /users", &(), &json!({"": {"name": "Ada"}}))
         .unwrap_err();
@@ -39,7 +39,7 @@ fn r_val_1_an_empty_map_key_is_no_pk() {
             if e == "User" && position == "/" && reason == "missing or empty primary key"),
         "{err:?}"
     );
-    assert_eq!(store.snapshot(), before);
+    assert_eq!(store.inspect(), before);
     // An entity's own pk still wins over an empty key.
     store
         .set_response::<Values<User>>("GET /users", &(), &json!({"": {"id": "u1", "name": "Ada"}}))

@@ -71,7 +71,7 @@ async fn check_failure(
     label: &str,
 ) {
     assert_eq!(err.is_soft(), soft, "{label}: is_soft of {err:?}");
-    let snapshot = ctrl.snapshot();
+    let snapshot = ctrl.inspect();
     assert_only_error_recorded(snapshot_before, &snapshot, KEY, err);
     let read = ctrl.get_response(&todos().get(), params! { id: ID }).unwrap();
     assert_eq!(read.error.as_ref(), Some(err), "{label}: the read reports the error");
@@ -89,7 +89,7 @@ async fn check_failure(
             "{label}: a hard error, or any error without data, is returned"
         ),
     }
-    assert_eq!(ctrl.snapshot(), snapshot, "{label}: no fetch while the error is fresh");
+    assert_eq!(ctrl.inspect(), snapshot, "{label}: no fetch while the error is fresh");
 }
 
 /// The next fetch of the key succeeds, clears the error, and reads back the server's data.
@@ -134,7 +134,7 @@ async fn fails_then_recovers(
         let label = format!("{fault:?}, key cached: {cached}");
         let run = start(cached, configure).await;
         let url = format!("{}{PATH}", run.server.base_url());
-        let snapshot = run.ctrl.snapshot();
+        let snapshot = run.ctrl.inspect();
         run.server.inject(PATH, fault.clone());
         let arrived = run.server.requests().len() + 1;
         let failing = spawn_fetch(run.ctrl.fetch(&todos().get(), params! { id: ID }));
@@ -276,7 +276,7 @@ async fn r_err_2_connection_refused_is_a_soft_transport_error_until_the_server_i
         let run = start(cached, defaults).await;
         let port = run.server.addr().port();
         let url = format!("{}{PATH}", run.server.base_url());
-        let snapshot = run.ctrl.snapshot();
+        let snapshot = run.ctrl.inspect();
         // Dropping a thread server joins its thread: nothing listens on the port any more.
         let Cached { server, ctrl, before } = run;
         drop(server);
@@ -302,7 +302,7 @@ async fn r_norm_2_a_list_that_fails_halfway_writes_none_of_it() {
     let args = params! { userId: "u1" };
     ctrl.fetch(&list, &args).await.unwrap();
     ctrl.fetch(&todos().get(), params! { id: 2 }).await.unwrap();
-    let snapshot = ctrl.snapshot();
+    let snapshot = ctrl.inspect();
     // The first element would update todo 1 and the second todo 2; the third has no pk.
     server.inject(
         "/todos",
@@ -318,7 +318,7 @@ async fn r_norm_2_a_list_that_fails_halfway_writes_none_of_it() {
         matches!(&err, Error::InvalidResponse { entity: Some(e), position, .. } if e == "Todo" && position == "/2"),
         "{err:?}"
     );
-    assert_only_error_recorded(&snapshot, &ctrl.snapshot(), "GET /todos?userId=u1", &err);
+    assert_only_error_recorded(&snapshot, &ctrl.inspect(), "GET /todos?userId=u1", &err);
     let todo_2 = ctrl.get_response(&todos().get(), params! { id: 2 }).unwrap();
     assert_eq!(todo_2.data.unwrap().title, "Todo 2", "not half-written");
     tokio::time::resume();
@@ -338,7 +338,7 @@ async fn r_optm_4_a_failed_mutation_leaves_only_its_error_record_and_a_retry_rec
         ctrl.fetch(&resource.get_list(), params! { userId: "u2" })
             .await
             .unwrap();
-        let snapshot = ctrl.snapshot();
+        let snapshot = ctrl.inspect();
         server.inject(PATH, Fault::Status(503));
         tokio::time::pause();
         let err = ctrl
@@ -347,7 +347,7 @@ async fn r_optm_4_a_failed_mutation_leaves_only_its_error_record_and_a_retry_rec
             .await
             .unwrap_err();
         assert_eq!(err.status(), Some(StatusCode::SERVICE_UNAVAILABLE), "{label}: {err:?}");
-        assert_only_error_recorded(&snapshot, &ctrl.snapshot(), "PATCH /todos/15", &err);
+        assert_only_error_recorded(&snapshot, &ctrl.inspect(), "PATCH /todos/15", &err);
         let read = ctrl.get_response(&resource.get(), params! { id: ID }).unwrap();
         assert_eq!(read.data.unwrap().title, "Todo 15", "{label}: rolled back");
         assert_eq!(server.todo(ID).unwrap()["title"], "Todo 15", "{label}: not applied");
@@ -365,7 +365,7 @@ async fn r_optm_4_a_failed_mutation_leaves_only_its_error_record_and_a_retry_rec
             .unwrap();
         assert_eq!(list[4].title, "patched", "{label}: the list sees the recovered entity");
         assert_eq!(
-            ctrl.snapshot()["meta"]
+            ctrl.inspect()["meta"]
                 .as_array()
                 .unwrap()
                 .iter()
@@ -387,7 +387,7 @@ async fn redirected_into_a_get<S: restcache::schema::Schema>(
     (path, status, key): (&str, u16, &str),
     request: FetchRequest<S, impl Sized>,
 ) {
-    let snapshot = ctrl.snapshot();
+    let snapshot = ctrl.inspect();
     let sent = server.requests().len();
     server.inject(
         path,
@@ -409,7 +409,7 @@ async fn redirected_into_a_get<S: restcache::schema::Schema>(
     let seen = server.requests();
     assert_eq!(seen.len(), sent + 1, "{label}: the redirect was not followed");
     assert_eq!(seen[sent].path, path, "{label}");
-    assert_only_error_recorded(&snapshot, &ctrl.snapshot(), key, &err);
+    assert_only_error_recorded(&snapshot, &ctrl.inspect(), key, &err);
     let read = ctrl.get_response(&todos().get(), params! { id: ID }).unwrap();
     assert_eq!(
         read.data.map(|t| t.title.clone()).as_deref(),

@@ -301,7 +301,7 @@ async fn assert_cache_equals_server(server: &DemoServer, ctrl: &Controller, seed
         .iter()
         .map(|t| (t["id"].to_string(), t.clone()))
         .collect();
-    let snapshot = ctrl.snapshot();
+    let snapshot = ctrl.inspect();
     let rows = snapshot["entities"]["Todo"]["rows"].as_array().unwrap();
     assert!(rows.len() >= 10, "seed {seed:#x}: the schedule filled the cache");
     for row in rows {

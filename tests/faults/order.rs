@@ -21,7 +21,7 @@ async fn setup() -> (DemoServer, Controller) {
 
 /// The stored record of a todo, as the snapshot shows it (`"INVALID"` for a mark).
 fn record(ctrl: &Controller, id: u64) -> Value {
-    let snapshot = ctrl.snapshot();
+    let snapshot = ctrl.inspect();
     let rows = snapshot["entities"]["Todo"]["rows"].as_array().expect("a Todo table");
     let pk = id.to_string();
     rows.iter()
@@ -324,7 +324,7 @@ async fn r_norm_7_r_page_3_an_older_page_answered_after_a_newer_one_adds_its_ite
     let newer = spawn_fetch(ctrl.fetch(&page, params! { page: 3 }));
     hold.arrived().await.release();
     newer.await.unwrap().unwrap();
-    let after_newer = ctrl.snapshot();
+    let after_newer = ctrl.inspect();
     held_older.release();
     older.await.unwrap().unwrap();
 
@@ -339,7 +339,7 @@ async fn r_norm_7_r_page_3_an_older_page_answered_after_a_newer_one_adds_its_ite
         ids, expected,
         "the newer list stays as it is; the older page adds the todos only it has, at the end"
     );
-    let snapshot = ctrl.snapshot();
+    let snapshot = ctrl.inspect();
     let collection = |s: &Value| s["entities"]["[Todo]"]["rows"][0]["fetched_at"].clone();
     assert_eq!(
         collection(&snapshot),

@@ -112,7 +112,7 @@ async fn r_exp_5_fetches_in_flight_during_a_reset_write_nothing() {
         }
     }
 
-    let snapshot = ctrl.snapshot();
+    let snapshot = ctrl.inspect();
     let rows: Vec<u64> = snapshot["entities"]["Todo"]["rows"]
         .as_array()
         .map_or(&[][..], Vec::as_slice)
@@ -233,7 +233,7 @@ async fn r_exp_5_resets_racing_random_fetches_leave_no_stale_write_or_layer() {
     // Everything stored was written by a fetch that started after the last reset (the store
     // counts from its creation, which precedes `created`).
     let since = (last_reset - created).as_nanos() as i64;
-    for (what, at) in fetched_ats(&ctrl.snapshot()) {
+    for (what, at) in fetched_ats(&ctrl.inspect()) {
         assert!(
             at >= since,
             "{what} was written by a fetch that started before the last reset"

@@ -23,7 +23,7 @@ async fn seed_get_sends_a_get_and_caches_the_entity() {
         ("Todo 5", ExpiryStatus::Valid)
     );
     assert_eq!(
-        ctrl.snapshot()["results"][0]["key"],
+        ctrl.inspect()["results"][0]["key"],
         "GET /todos/5",
         "base_url is not part of the key"
     );
@@ -184,7 +184,7 @@ async fn seed_url_prefix_is_put_before_every_member() {
     let user = ctrl.fetch(&users.get(), params! { id: "u3" }).await.unwrap();
     assert_eq!(user.name, "Grace Hopper");
     assert_eq!(
-        ctrl.snapshot()["results"][0]["key"],
+        ctrl.inspect()["results"][0]["key"],
         format!("GET {}/users/u3", server.base_url())
     );
     let list = ctrl.fetch(&users.get_list(), params! {}).await.unwrap();

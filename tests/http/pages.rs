@@ -37,7 +37,7 @@ async fn r_page_3_pages_accumulate_in_order_without_repeats_within_or_across_pag
         expected,
         "the stored order is kept; each todo is listed once"
     );
-    let snapshot = ctrl.snapshot();
+    let snapshot = ctrl.inspect();
     let rows = snapshot["entities"]["[Todo]"]["rows"].as_array().unwrap();
     assert_eq!(
         rows.len(),

@@ -284,7 +284,7 @@ async fn r_res_2_a_body_on_a_get_is_refused_before_sending() {
         .unwrap_err();
     assert!(matches!(err, Error::InvalidArgs { .. }));
     assert!(server.requests().is_empty());
-    assert_eq!(ctrl.snapshot()["meta"], json!([]), "nothing recorded");
+    assert_eq!(ctrl.inspect()["meta"], json!([]), "nothing recorded");
 }
 
 #[tokio::test]
@@ -369,7 +369,7 @@ async fn r_inv_1_a_deleted_object_whose_type_matches_no_variant_invalidates_noth
     let list = ctrl.get_response(&feed.get_list(), ()).unwrap().data.unwrap();
     assert_eq!(list.len(), 7, "nothing was invalidated: {list:?}");
     assert!(matches!(&list[0], FeedItem::Link(l) if l.id == 1));
-    let snapshot = ctrl.snapshot();
+    let snapshot = ctrl.inspect();
     for table in ["Link", "Post"] {
         let rows = snapshot["entities"][table]["rows"].as_array().unwrap();
         assert!(rows.iter().all(|r| r["record"] != "INVALID"), "{table}: {rows:?}");

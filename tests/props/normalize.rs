@@ -224,7 +224,7 @@ fn entity_pks(snapshot: &Value) -> Vec<(String, String)> {
 
 /// Writes `w` as `S` and checks the guarantees.
 fn check<S: Schema>(store: &mut Store, w: &Write) -> Result<(), TestCaseError> {
-    let before = store.snapshot();
+    let before = store.inspect();
     let mut opts = WriteOptions::new();
     if let Some(b) = &w.body {
         opts = opts.body(b);
@@ -232,7 +232,7 @@ fn check<S: Schema>(store: &mut Store, w: &Write) -> Result<(), TestCaseError> {
     match store.set_response_with::<S>(w.key, &w.args, &w.value, opts) {
         Err(e) => {
             // R-NORM-2 and R-EXP-6: nothing at all, not even the key's error record.
-            prop_assert_eq!(store.snapshot(), before, "a failed write ({}) changed the store", e);
+            prop_assert_eq!(store.inspect(), before, "a failed write ({}) changed the store", e);
             prop_assert!(store.meta(w.key).is_none_or(|m| m.error.is_none()));
         }
         Ok(()) => {
@@ -246,7 +246,7 @@ fn check<S: Schema>(store: &mut Store, w: &Write) -> Result<(), TestCaseError> {
             );
             prop_assert_eq!(read.status, ExpiryStatus::Valid);
             prop_assert!(read.error.is_none());
-            let empty: Vec<_> = entity_pks(&store.snapshot())
+            let empty: Vec<_> = entity_pks(&store.inspect())
                 .into_iter()
                 .filter(|(_, pk)| pk.is_empty())
                 .collect();
@@ -359,7 +359,7 @@ fn same_from_bytes<S: Schema>(a: &mut Store, b: &mut Store, w: &Write) -> Result
         from_value,
         from_bytes
     );
-    prop_assert_eq!(timeless(a.snapshot()), timeless(b.snapshot()));
+    prop_assert_eq!(timeless(a.inspect()), timeless(b.inspect()));
     Ok(())
 }
 

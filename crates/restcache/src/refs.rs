@@ -14,7 +14,7 @@ use crate::pk::Pk;
 
 /// What a schema's normalized form must be ([`Schema::Stored`](crate::schema::Schema::Stored)):
 /// compared with the stored one (a result's version changes only when it does), cloned, and
-/// written as JSON by [`Store::snapshot`](crate::Store::snapshot). Every type that is all of
+/// written as JSON by [`Store::inspect`](crate::Store::inspect). Every type that is all of
 /// these is one.
 ///
 /// ```

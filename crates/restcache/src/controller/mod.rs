@@ -341,8 +341,8 @@ impl Controller {
         out
     }
 
-    /// The whole cache as JSON (see [`Store::snapshot`]).
-    pub fn snapshot(&self) -> Value {
-        self.inner.store.lock().snapshot()
+    /// The whole cache as JSON (see [`Store::inspect`]).
+    pub fn inspect(&self) -> Value {
+        self.inner.store.lock().inspect()
     }
 }

@@ -149,7 +149,7 @@ pub trait Schema: Send + Sync + 'static {
     /// Builds the output from a normalized value, resolving references against the tables.
     fn denormalize<'s>(stored: &'s Self::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved>;
 
-    /// The normalized form whose JSON is `json` (as [`Store::snapshot`](crate::Store::snapshot)
+    /// The normalized form whose JSON is `json` (as [`Store::inspect`](crate::Store::inspect)
     /// writes it), for a result another schema wrote under the key this one reads
     /// (`with_schema`, R-READ-6); `None` when `json` is no normalized form of this schema. A
     /// hand-written schema that keeps the default reads only the results it wrote itself.

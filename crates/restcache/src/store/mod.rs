@@ -398,7 +398,7 @@ impl Store {
     /// The whole store as JSON, for inspection and tests: tables in insertion order with every
     /// record (`"INVALID"` for a mark), version and meta; results; endpoint meta. Instants are
     /// nanoseconds since the store was created.
-    pub fn snapshot(&self) -> Value {
+    pub fn inspect(&self) -> Value {
         let at = |i: Instant| -> Value {
             match i.checked_duration_since(self.origin) {
                 Some(d) => Value::from(d.as_nanos() as i64),

@@ -806,7 +806,7 @@ mod tests {
             .unwrap();
         filled.set_response::<Vec<Tag>>("GET /tags", &args, body).unwrap();
 
-        let snapshot = empty.snapshot();
+        let snapshot = empty.inspect();
         let table = &snapshot["entities"]["Tag"];
         let rows = table["rows"].as_array().unwrap();
         let pks: Vec<&str> = rows.iter().map(|r| r["pk"].as_str().unwrap()).collect();
@@ -824,7 +824,7 @@ mod tests {
         }
         assert_eq!(table["version"].as_u64(), versions.iter().copied().max());
 
-        let merged = filled.snapshot()["entities"]["Tag"]["rows"].clone();
+        let merged = filled.inspect()["entities"]["Tag"]["rows"].clone();
         let merged = merged.as_array().unwrap();
         assert_eq!(merged.len(), 4);
         for (row, same) in merged[1..].iter().zip(rows) {
@@ -890,7 +890,7 @@ mod tests {
         fetch(&mut filled);
 
         for (store, first) in [(&empty, 0), (&filled, 1)] {
-            let snapshot = store.snapshot();
+            let snapshot = store.inspect();
             let meta = snapshot["meta"].as_array().unwrap();
             let endpoint = meta.iter().find(|m| m["key"] == "GET /tags").unwrap();
             let rows = snapshot["entities"]["Tag"]["rows"].as_array().unwrap();
@@ -943,7 +943,7 @@ mod tests {
             .unwrap();
         let written = store.commit_fetched::<Push<Tags>>("POST /tags", &args, pushed, opts, None);
         assert!(written.is_ok(), "{written:?}");
-        let list = &store.snapshot()["entities"]["[Tag]"]["rows"][0];
+        let list = &store.inspect()["entities"]["[Tag]"]["rows"][0];
         assert_eq!((&list["pk"], &list["record"]), (&json!("{}"), &json!(["old", "new"])));
     }
 }
