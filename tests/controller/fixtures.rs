@@ -34,7 +34,7 @@ pub fn setup_paused() -> (DemoServer, Controller) {
     (server, ctrl)
 }
 
-fn controller(server: &DemoServer) -> Controller {
+pub fn controller(server: &DemoServer) -> Controller {
     // Injected faults are one-shot: a retry would hide them. The retry tests build their own.
     controller_with(server, |b| b.retry(restcache::rest::Retry::never()))
 }

@@ -11,6 +11,7 @@ mod collection_edits;
 mod invalidate;
 mod normalize;
 mod read;
+mod snapshot;
 mod store;
 mod union;
 mod values;

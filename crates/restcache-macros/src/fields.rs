@@ -383,6 +383,10 @@ pub(crate) fn row_type(
         impl #impl_generics ::restcache::__private::RowData for #row #ty_generics #where_clause {
             #to_json
             #set_nested
+
+            fn from_json(json: &::restcache::__private::Value) -> ::core::option::Option<Self> {
+                Self::__from_json(json)
+            }
         }
     }
 }
@@ -612,12 +616,12 @@ pub(crate) fn object_row_traits(row: &Ident, fields: &[Field], generics: &syn::G
     }
 }
 
-/// `__from_json`, an inherent function of an object schema's row: the row whose JSON is
-/// `json` (what its `Serialize` writes), `None` when `json` is not one. A plain field is read
+/// `__from_json`, an inherent function of an entity's or object schema's row: the row whose
+/// JSON is `json` (what its `RowData::to_json` writes), `None` when `json` is not one. A plain field is read
 /// back with its type's `Deserialize`, as its type wrote it; a field read with
 /// `deserialize_with` (whose input is the response's form, not its type's) is kept only if that
 /// function reads it back; a flattened field is read from the fields no other field names.
-pub(crate) fn object_row_from_json(row: &Ident, fields: &[Field], generics: &syn::Generics) -> TokenStream {
+pub(crate) fn row_from_json(row: &Ident, fields: &[Field], generics: &syn::Generics) -> TokenStream {
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let json = Ident::new("json", Span::mixed_site());
     let map = Ident::new("map", Span::mixed_site());

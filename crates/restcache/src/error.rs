@@ -58,6 +58,13 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A snapshot cannot be hydrated: it does not parse, is of another format, holds a table
+    /// the given schemas do not know, a record that does not read back as its type, or a value
+    /// nested too deep (R-SNAP-3). Nothing is written.
+    InvalidSnapshot {
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The server answered with a non-2xx final status (R-RESP-1).
     Status {
         /// The HTTP status.
@@ -201,6 +208,7 @@ impl fmt::Display for Error {
             Error::InvalidParam { name, reason } => write!(f, "invalid value for parameter `{name}`: {reason}"),
             Error::InvalidArgs { reason } => write!(f, "invalid arguments: {reason}"),
             Error::InvalidConfig { reason } => write!(f, "invalid configuration: {reason}"),
+            Error::InvalidSnapshot { reason } => write!(f, "invalid snapshot: {reason}"),
             Error::Status { status, url, .. } => write!(f, "HTTP {} from {url}", status.as_u16()),
             Error::Transport { url, message, .. } => write!(f, "transport error for {url}: {message}"),
             Error::ResponseTooLarge { url, limit } => {

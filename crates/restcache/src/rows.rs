@@ -32,6 +32,18 @@ pub trait RowData {
     fn set_nested(&mut self, name: &str, stored: Box<dyn Any + Send>) {
         let _ = (name, stored);
     }
+
+    /// The row whose [`to_json`](Self::to_json) is `json`, as a snapshot holds it: each plain
+    /// field read back with its type's `Deserialize`, each nested one as its schema's
+    /// normalized form. `None` when `json` is not such a row; the default, for a row that
+    /// cannot be read back, is always `None`, so a snapshot holding one does not hydrate.
+    fn from_json(json: &Value) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        let _ = json;
+        None
+    }
 }
 
 /// The stored form of one entity's fields: what [`Entity::Row`](crate::schema::Entity::Row) is.
@@ -159,6 +171,10 @@ impl EntityRow for JsonRow {
 impl RowData for JsonRow {
     fn to_json(&self) -> Map<String, Value> {
         self.0.clone()
+    }
+
+    fn from_json(json: &Value) -> Option<Self> {
+        json.as_object().map(|map| JsonRow(map.clone()))
     }
 }
 

@@ -29,6 +29,22 @@ pub type Instant = tokio::time::Instant;
 #[cfg(target_arch = "wasm32")]
 pub type Instant = web_time::Instant;
 
+/// The wall clock, which snapshots carry times in: std's natively, the browser's `Date.now()`
+/// through `web-time` in WebAssembly.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) type SystemTime = std::time::SystemTime;
+#[cfg(target_arch = "wasm32")]
+pub(crate) type SystemTime = web_time::SystemTime;
+
+/// The wall clock now, in nanoseconds since the UNIX epoch (negative before it, saturating).
+pub(crate) fn wall_nanos_now() -> i64 {
+    let nanos = |d: Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
+    match SystemTime::now().duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(after) => nanos(after),
+        Err(before) => -nanos(before.duration()),
+    }
+}
+
 /// A boxed future, as returned by [`EndpointHooks::headers`](crate::rest::EndpointHooks::headers)
 /// and by awaiting a fetch: `Send` natively, where tasks move between threads; not `Send` in
 /// the browser, whose futures stay on the page's thread.

@@ -208,8 +208,9 @@ impl EntityMeta {
     }
 }
 
-/// The instant every [`Stamp`] counts from, fixed once per process.
-static STAMP_BASE: LazyLock<Instant> = LazyLock::new(Instant::now);
+/// The instant every [`Stamp`] counts from, fixed once per process, and the wall clock's time
+/// then (nanoseconds since the UNIX epoch), which snapshots translate stamps with.
+static STAMP_BASE: LazyLock<(Instant, i64)> = LazyLock::new(|| (Instant::now(), crate::rt::wall_nanos_now()));
 
 /// An instant as signed nanoseconds from [`STAMP_BASE`], ordered as the instants are. Instants
 /// more than 292 years from it are clamped, so they keep their order against every instant
@@ -219,7 +220,7 @@ pub(crate) struct Stamp(i64);
 
 impl Stamp {
     pub fn of(at: Instant) -> Stamp {
-        let base = *STAMP_BASE;
+        let (base, _) = *STAMP_BASE;
         let nanos = |d: Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
         match at.checked_duration_since(base) {
             Some(after) => Stamp(nanos(after)),
@@ -229,7 +230,7 @@ impl Stamp {
 
     /// The instant again (a clamped one comes back as the clamp).
     pub fn instant(self) -> Instant {
-        let base = *STAMP_BASE;
+        let (base, _) = *STAMP_BASE;
         let offset = Duration::from_nanos(self.0.unsigned_abs());
         let at = if self.0 >= 0 {
             base.checked_add(offset)
@@ -237,6 +238,18 @@ impl Stamp {
             base.checked_sub(offset)
         };
         at.unwrap_or(base)
+    }
+
+    /// The wall-clock time of this stamp, in nanoseconds since the UNIX epoch: the process's
+    /// wall clock at [`STAMP_BASE`] plus the stamp (saturating), so that within one process a
+    /// stamp and its wall time convert back and forth exactly.
+    pub fn wall_nanos(self) -> i64 {
+        STAMP_BASE.1.saturating_add(self.0)
+    }
+
+    /// The stamp of a wall-clock time given by [`wall_nanos`](Self::wall_nanos).
+    pub fn from_wall_nanos(nanos: i64) -> Stamp {
+        Stamp(nanos.saturating_sub(STAMP_BASE.1))
     }
 }
 
@@ -311,6 +324,10 @@ impl Tables {
 
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, &Table)> {
         self.tables.iter().map(|(n, t)| (*n, t))
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&'static str, &mut Table)> {
+        self.tables.iter_mut().map(|(name, t)| (*name, t))
     }
 }
 
@@ -460,7 +477,7 @@ mod tests {
     #[test]
     fn r_norm_7_stamps_order_as_their_instants_and_come_back_exact() {
         let now = Instant::now();
-        let base = *super::STAMP_BASE;
+        let (base, _) = *super::STAMP_BASE;
         let earlier = base
             .checked_sub(Duration::from_nanos(1_500_000_001))
             .expect("an instant before the base");
@@ -480,5 +497,22 @@ mod tests {
         let far = now + Duration::from_secs(400 * 365 * 24 * 3_600);
         assert!(Stamp::of(far) > Stamp::of(now + Duration::from_secs(3_600)));
         assert_eq!(Stamp::of(far), Stamp::of(far + Duration::from_secs(1)), "clamped");
+    }
+
+    /// R-SNAP-1: a stamp's wall-clock time converts back to the very stamp, and wall times
+    /// order and differ as their stamps do; the ends of the range saturate.
+    #[test]
+    fn r_snap_1_a_stamp_and_its_wall_time_convert_back_exactly() {
+        let at = Instant::now();
+        let (now, later) = (Stamp::of(at), Stamp::of(at + Duration::from_secs(5)));
+        assert_eq!(Stamp::from_wall_nanos(now.wall_nanos()), now);
+        assert_eq!(later.wall_nanos() - now.wall_nanos(), 5_000_000_000);
+        let wall = crate::rt::wall_nanos_now();
+        assert!(
+            (now.wall_nanos() - wall).abs() < 60_000_000_000,
+            "the wall clock's time"
+        );
+        assert_eq!(Stamp::from_wall_nanos(i64::MAX).wall_nanos(), i64::MAX);
+        assert!(Stamp::from_wall_nanos(i64::MIN) < now);
     }
 }

@@ -74,7 +74,7 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
         &format!("an object for {ident}"),
     );
     let row_traits = fields::object_row_traits(row_ty, fields, &row_generics);
-    let row_from_json = fields::object_row_from_json(row_ty, fields, &row_generics);
+    let row_from_json = fields::row_from_json(row_ty, fields, &row_generics);
     let (_, row_generics, _) = row_generics.split_for_impl();
 
     let list_schema = list.as_ref().map(|ty| {

@@ -31,7 +31,7 @@ use crate::error::Error;
 use crate::rest::RestEndpoint;
 use crate::rest::http::Http;
 use crate::schema::Schema;
-use crate::store::{Cached, Store, args_map};
+use crate::store::{Cached, Schemas, Snapshot, Store, args_map};
 
 pub(crate) struct Inner {
     pub store: Mutex<Store>,
@@ -344,5 +344,47 @@ impl Controller {
     /// The whole cache as JSON (see [`Store::inspect`]).
     pub fn inspect(&self) -> Value {
         self.inner.store.lock().inspect()
+    }
+
+    /// The cache's state as a [`Snapshot`] (R-SNAP-1; see [`Store::snapshot`]): a server
+    /// renders a page with it, or an app keeps it for its next start.
+    pub fn snapshot(&self) -> Snapshot {
+        self.inner.store.lock().snapshot()
+    }
+
+    /// Replaces the cache's state with `snapshot`'s, read back with `schemas` (R-SNAP-2; see
+    /// [`Store::hydrate`]): reads are served from it with no request until its entries go
+    /// stale, then refetch as usual. Live views see the new state. Fetches in flight end as
+    /// after [`reset`](Self::reset). A snapshot that does not read back changes nothing.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// use restcache::store::{Schemas, Snapshot};
+    /// # #[derive(Clone, Debug, Default, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let server = demo_api::DemoServer::start().await?;
+    /// let todos = Resource::<Todo>::new(ResourceOptions { path: "/todos/:id".into(), ..Default::default() })?;
+    /// // On the server: fetch, then hand the cache to the page.
+    /// let rendering = Controller::builder().base_url(server.base_url()).build()?;
+    /// rendering.suspense(&todos.get_list(), ()).await?;
+    /// let text = rendering.snapshot().to_json();
+    ///
+    /// // In the page: the list is there at once, with no request.
+    /// let page = Controller::builder().base_url(server.base_url()).build()?;
+    /// page.hydrate(Snapshot::from_json(&text)?, &Schemas::new().with::<Collection<Vec<Todo>>>())?;
+    /// assert_eq!(page.get_response(&todos.get_list(), ())?.data.unwrap().len(), 30);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn hydrate(&self, snapshot: Snapshot, schemas: &Schemas) -> Result<(), Error> {
+        let hydrated = Store::read_snapshot(snapshot, schemas)?;
+        for flight in self.inner.in_flight.lock().values() {
+            flight.cancel();
+        }
+        self.change_and_forget_flights(|_| true, |store| store.install(hydrated));
+        tracing::debug!("hydrated: the cache holds a snapshot's state");
+        Ok(())
     }
 }

@@ -12,6 +12,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::{Map, Value};
 
 use super::normalize::{CollectionMode, Pending, Seg, invalid, list, refuse_other_kinds, with};
+use super::registry::Decoder;
 use super::{EntityField, EntityRef, EntitySchema, Registry, Schema};
 use crate::json::as_map;
 use crate::pk::string_form;
@@ -277,10 +278,17 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
     }
 
     fn register(registry: &mut Registry) {
+        registry.decoder(T::collection_key(), Decoder::List(decode_list::<T>));
         T::register(registry);
     }
 }
 impl<T: EntitySchema, P: CollectionPolicy + Default> EntityField for Collection<Vec<T>, P> {}
+
+/// A collection record from its JSON, an array of references (a snapshot's).
+fn decode_list<T: EntitySchema>(json: &Value) -> Option<Box<dyn List>> {
+    let refs = json.as_array()?.iter().map(T::from_json).collect::<Option<Vec<_>>>()?;
+    Some(Box::new(Members::new(refs)))
+}
 
 /// Normalizes the one entity of a push, unshift, remove or move answer (an object, or an
 /// array of exactly one) and leaves its reference to be added to or removed from the stored

@@ -11,12 +11,13 @@ use super::normalize::{
     Normalizing, enter_entity, enter_object, fail, finish_object, invalid, leave_entity, leave_object, with,
 };
 use super::object_input::ObjectInput;
+use super::registry::Decoder;
 use super::{Registry, Schema};
 use crate::error::Error;
 use crate::json::kind;
 use crate::pk::string_form;
 use crate::refs::EntityRef;
-use crate::rows::EntityRow;
+use crate::rows::{EntityRow, Row, RowData};
 use crate::tables::Record;
 
 /// A type whose values are stored in the entity table `KEY`, one row per primary key.
@@ -147,6 +148,8 @@ pub mod entity_impl {
 
     pub fn register<E: Entity>(registry: &mut Registry) {
         if registry.visit(E::KEY, TypeId::of::<E>(), type_name::<E>()) {
+            let row = |json: &Value| E::Row::from_json(json).map(|row| Box::new(row) as Box<dyn Row>);
+            registry.decoder(E::KEY, Decoder::Row(row));
             E::register_nested(registry);
         }
     }

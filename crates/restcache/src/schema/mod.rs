@@ -43,6 +43,7 @@ pub use self::collection::{
 pub(crate) use self::entity::normalize_entity as entity_normalize;
 pub use self::entity::{Entity, EntitySchema, entity_impl};
 pub use self::invalidate::Invalidate;
+pub(crate) use self::registry::Decoder;
 pub use self::registry::Registry;
 pub use self::union::Union;
 pub use self::values::Values;

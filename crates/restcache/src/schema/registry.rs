@@ -1,10 +1,24 @@
-//! Which Rust type owns which entity key (two types with one key are a
-//! configuration error).
+//! Which Rust type owns which entity key (two types with one key are a configuration error),
+//! and how each table's records read back from a snapshot.
 
 use std::any::TypeId;
 use std::collections::HashMap;
 
+use serde_json::Value;
+
 use crate::error::Error;
+use crate::rows::Row;
+use crate::tables::List;
+
+/// How the records of one table read back from their JSON (a snapshot's): `None` when the JSON
+/// is not such a record.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Decoder {
+    /// An entity table's rows.
+    Row(fn(&Value) -> Option<Box<dyn Row>>),
+    /// A collection table's lists.
+    List(fn(&Value) -> Option<Box<dyn List>>),
+}
 
 /// The entity keys a store has seen, with the Rust type that uses each.
 #[doc(hidden)]
@@ -12,6 +26,7 @@ use crate::error::Error;
 pub struct Registry {
     keys: HashMap<&'static str, (TypeId, &'static str)>,
     clash: Option<String>,
+    decoders: HashMap<&'static str, Decoder>,
 }
 
 impl Registry {
@@ -31,6 +46,16 @@ impl Registry {
                 true
             }
         }
+    }
+
+    /// Records how the records of `table` read back from a snapshot.
+    pub(crate) fn decoder(&mut self, table: &'static str, decoder: Decoder) {
+        self.decoders.insert(table, decoder);
+    }
+
+    /// The table named `name`, by its static name, and how its records read back.
+    pub(crate) fn table(&self, name: &str) -> Option<(&'static str, Decoder)> {
+        self.decoders.get_key_value(name).map(|(k, d)| (*k, *d))
     }
 
     /// The first clash found, as `Error::InvalidConfig`.

@@ -8,8 +8,10 @@ mod layers;
 mod read;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod simd_parse;
+mod snapshot;
 mod write;
 
+pub use self::snapshot::{Schemas, Snapshot};
 pub use self::write::ResponseValue;
 pub(crate) use self::write::{Detached, syntax_error};
 

@@ -278,7 +278,7 @@ fn nested_too_deep(position: String) -> Error {
 }
 
 /// The JSON Pointer of the first value nested [`MAX_INPUT_DEPTH`] levels deep, if any.
-fn too_deep(value: &Value, depth: usize) -> Option<String> {
+pub(super) fn too_deep(value: &Value, depth: usize) -> Option<String> {
     let at = |seg: String, rest: String| format!("/{seg}{rest}");
     if depth >= MAX_INPUT_DEPTH && matches!(value, Value::Array(_) | Value::Object(_)) {
         return Some(String::new());
