@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("schema", 3),
     ("store", 4),
     ("rest", 5),
+    ("persist", 5),
     ("controller", 6),
     ("bench_hooks", 7),
 ];

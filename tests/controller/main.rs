@@ -9,6 +9,7 @@ mod deep_args;
 mod fetch;
 mod hooks;
 mod optimistic;
+mod persist;
 mod snapshot;
 mod status;
 mod subscribe;

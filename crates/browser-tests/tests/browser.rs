@@ -89,6 +89,50 @@ async fn r_get_a_list_read_then_a_detail_read_sends_one_request() {
     assert_eq!(requests().await, ["GET /todos"], "the detail came from the cache");
 }
 
+/// R-PERS-4: the page's cache kept in `localStorage`; a Controller built again from it, as a
+/// reloaded page builds its own, shows the list with no request, and a reset empties it.
+#[wasm_bindgen_test]
+async fn r_pers_4_a_reloaded_page_shows_the_persisted_list_with_no_request() {
+    use restcache::persist::LocalStoragePersister;
+    use restcache::store::Schemas;
+    control("POST", "/_control/reset", None).await;
+    let build = || {
+        let schemas = Schemas::new().with::<Collection<Vec<Todo>>>();
+        Controller::builder()
+            .base_url(api())
+            .persist(LocalStoragePersister::new("restcache-test/"), schemas)
+            .build()
+            .expect("a Controller")
+    };
+    let list = todos(|o| o).get_list();
+    let page = build();
+    page.reset();
+    let shown = page.suspense(&list, params! { userId: "u1" }).await.unwrap();
+    assert_eq!(shown.len(), 10);
+    drop(page);
+    control("DELETE", "/_control/requests", None).await;
+
+    let reloaded = build();
+    let again = reloaded.suspense(&list, params! { userId: "u1" }).await.unwrap();
+    assert_eq!(again, shown, "the list as the page left it");
+    assert_eq!(
+        requests().await,
+        Vec::<String>::new(),
+        "no request: localStorage served it"
+    );
+
+    reloaded.reset();
+    let emptied = build();
+    assert!(
+        emptied
+            .get_response(&list, params! { userId: "u1" })
+            .unwrap()
+            .data
+            .is_none(),
+        "a reset is saved too"
+    );
+}
+
 #[wasm_bindgen_test]
 async fn r_sub_a_patch_push_and_delete_reach_a_live_list() {
     let ctrl = setup().await;

@@ -65,6 +65,12 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A persister could not read or write what it keeps (R-PERS-2): an I/O error, or storage
+    /// that is missing or full.
+    Persist {
+        /// What failed.
+        reason: String,
+    },
     /// The server answered with a non-2xx final status (R-RESP-1).
     Status {
         /// The HTTP status.
@@ -209,6 +215,7 @@ impl fmt::Display for Error {
             Error::InvalidArgs { reason } => write!(f, "invalid arguments: {reason}"),
             Error::InvalidConfig { reason } => write!(f, "invalid configuration: {reason}"),
             Error::InvalidSnapshot { reason } => write!(f, "invalid snapshot: {reason}"),
+            Error::Persist { reason } => write!(f, "persistence failed: {reason}"),
             Error::Status { status, url, .. } => write!(f, "HTTP {} from {url}", status.as_u16()),
             Error::Transport { url, message, .. } => write!(f, "transport error for {url}: {message}"),
             Error::ResponseTooLarge { url, limit } => {

@@ -76,6 +76,7 @@ mod bounded_value;
 pub mod controller;
 mod error;
 mod json;
+pub mod persist;
 mod pk;
 mod refs;
 pub mod rest;

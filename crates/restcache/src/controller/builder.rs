@@ -7,9 +7,10 @@ use reqwest::Url;
 
 use super::Controller;
 use crate::error::Error;
+use crate::persist::Persister;
 use crate::rest::http::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, Http, Jar};
 use crate::rest::{Credentials, EndpointHooks, Retry};
-use crate::store::Store;
+use crate::store::{Schemas, Snapshot, Store};
 
 /// Configures a [`Controller`].
 ///
@@ -37,6 +38,7 @@ pub struct ControllerBuilder {
     jar: Option<Jar>,
     hooks: Option<Arc<dyn EndpointHooks>>,
     retry: Option<Retry>,
+    persist: Option<(Box<dyn Persister>, Schemas)>,
 }
 
 impl std::fmt::Debug for ControllerBuilder {
@@ -49,11 +51,36 @@ impl std::fmt::Debug for ControllerBuilder {
             .field("cookies", &self.jar.is_some())
             .field("hooks", &self.hooks.is_some())
             .field("retry", &self.retry)
+            .field("persisted", &self.persist.is_some())
             .finish_non_exhaustive()
     }
 }
 
 impl ControllerBuilder {
+    /// Keeps the cache with `persister` (R-PERS-1): `build` restores what it holds, read back
+    /// with `schemas` (expiry included: fresh data is served with no request, stale data
+    /// refetches), and every change of the cache is then saved through it, the rows and keys
+    /// it touched one at a time. `build` fails with `Error::Persist` when the persister cannot
+    /// be read.
+    ///
+    /// ```no_run
+    /// use restcache::prelude::*;
+    /// use restcache::persist::FilePersister;
+    /// use restcache::store::Schemas;
+    /// # #[derive(Clone, Debug, Default, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64 }
+    ///
+    /// let ctrl = Controller::builder()
+    ///     .base_url("http://127.0.0.1:3000")
+    ///     .persist(FilePersister::new("cache.log"), Schemas::new().with::<Collection<Vec<Todo>>>())
+    ///     .build()?;
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
+    pub fn persist(mut self, persister: impl Persister, schemas: Schemas) -> Self {
+        self.persist = Some((Box::new(persister), schemas));
+        self
+    }
+
     /// Relative member URLs go to `base_url` (R-REQ-2); it is also the home origin of
     /// credentials (R-REQ-4).
     pub fn base_url(mut self, url: impl Into<String>) -> Self {
@@ -215,8 +242,30 @@ impl ControllerBuilder {
             hooks: self.hooks,
             retry,
         };
-        Ok(Controller::from_parts(Store::new(), http))
+        let (store, persister) = match self.persist {
+            Some((mut persister, schemas)) => (restore(persister.as_mut(), &schemas)?, Some(persister)),
+            None => (Store::new(), None),
+        };
+        Ok(Controller::from_parts(store, http, persister))
     }
+}
+
+/// The store `persister` holds, read back with `schemas`; what it holds is then compacted to
+/// that state, and the store tracks its changes from there (R-PERS-1). A persisted state that
+/// no longer reads back with `schemas` (the app's types changed) is dropped with a warning, and
+/// the store starts empty.
+fn restore(persister: &mut dyn Persister, schemas: &Schemas) -> Result<Store, Error> {
+    let changes = persister.restore()?;
+    let mut store = Store::new();
+    let count = changes.len();
+    if let Err(e) = store.hydrate(Snapshot::from_changes(changes), schemas) {
+        tracing::warn!(error = %e, "the persisted cache does not read back; starting empty");
+    }
+    store.track_changes();
+    store.take_changes();
+    persister.compact(&store.snapshot().changes())?;
+    tracing::debug!(changes = count, "restored the persisted cache");
+    Ok(store)
 }
 
 /// The client restcache builds: natively one that does not follow redirects, since the

@@ -28,6 +28,7 @@ pub use status::ReadStatus;
 pub use subscribe::Subscription;
 
 use crate::error::Error;
+use crate::persist::Persister;
 use crate::rest::RestEndpoint;
 use crate::rest::http::Http;
 use crate::schema::Schema;
@@ -52,6 +53,8 @@ pub(crate) struct Inner {
     pub next_id: AtomicU64,
     /// The `n` of `optimistic-<n>` placeholder pks.
     pub next_placeholder: AtomicU64,
+    /// Where the cache's changes are saved, if anywhere (R-PERS-1).
+    pub persister: Option<Mutex<Box<dyn Persister>>>,
 }
 
 /// One cheap-to-clone handle on a cache and an HTTP client: fetches members, reads through the
@@ -117,7 +120,7 @@ impl Controller {
         ControllerBuilder::default()
     }
 
-    pub(crate) fn from_parts(store: Store, http: Http) -> Self {
+    pub(crate) fn from_parts(store: Store, http: Http, persister: Option<Box<dyn Persister>>) -> Self {
         Controller {
             inner: Arc::new(Inner {
                 store: Mutex::new(store),
@@ -130,13 +133,39 @@ impl Controller {
                 pollers: Mutex::new(HashMap::new()),
                 next_id: AtomicU64::new(1),
                 next_placeholder: AtomicU64::new(1),
+                persister: persister.map(Mutex::new),
             }),
         }
     }
 
-    /// Tells subscriptions that the store changed.
+    /// Tells subscriptions that the store changed, and saves what changed with the persister.
     pub(crate) fn notify(&self) {
+        self.persist();
         self.inner.changes.send_modify(|v| *v = v.wrapping_add(1));
+    }
+
+    /// Saves what the store changed since the last save, and compacts what the persister
+    /// keeps when it asks (R-PERS-1). The persister's lock is taken before the store's and held
+    /// while it writes, so changes are saved in the order they were made; the store's is held
+    /// only to take them. A persister that fails is logged: the cache goes on without it.
+    fn persist(&self) {
+        let Some(persister) = &self.inner.persister else {
+            return;
+        };
+        let mut persister = persister.lock();
+        let changes = self.inner.store.lock().take_changes();
+        if changes.is_empty() {
+            return;
+        }
+        if let Err(e) = persister.save(&changes) {
+            tracing::warn!(error = %e, "the persister did not save the cache's changes");
+        }
+        if persister.should_compact() {
+            let state = self.inner.store.lock().snapshot().changes();
+            if let Err(e) = persister.compact(&state) {
+                tracing::warn!(error = %e, "the persister did not compact");
+            }
+        }
     }
 
     /// Tells read statuses that a GET started or stopped being in flight.

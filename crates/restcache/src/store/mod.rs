@@ -4,6 +4,7 @@
 //! committed state and then committed in one step (R-NORM-2); reads are memoized per key and
 //! return the same `Arc` until something they depend on changes (R-READ-5).
 
+mod journal;
 mod layers;
 mod read;
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -11,7 +12,7 @@ mod simd_parse;
 mod snapshot;
 mod write;
 
-pub use self::snapshot::{Schemas, Snapshot};
+pub use self::snapshot::{Change, Schemas, Snapshot};
 pub use self::write::ResponseValue;
 pub(crate) use self::write::{Detached, syntax_error};
 
@@ -241,6 +242,8 @@ pub struct Store {
     layers: Vec<Layer>,
     /// The read state while layers are pending (R-STORE-2).
     derived: Option<Derived>,
+    /// What commits changed, while a persister tracks them (R-PERS-1).
+    journal: Option<journal::Journal>,
 }
 
 impl Default for Store {
@@ -315,6 +318,7 @@ impl Store {
             origin: Instant::now(),
             layers: Vec::new(),
             derived: None,
+            journal: None,
         }
     }
 
@@ -339,6 +343,9 @@ impl Store {
     /// (R-EXP-2). Entities are untouched.
     pub fn invalidate(&mut self, key: &str) {
         self.results.swap_remove(key);
+        if let Some(journal) = self.journal() {
+            journal.key(key);
+        }
         let origin = self.origin;
         let meta = self.meta.entry(key.to_owned()).or_insert_with(|| EndpointMeta {
             fetched_at: origin,
@@ -371,6 +378,9 @@ impl Store {
             if matches(k) {
                 m.expires_at = None;
                 n += 1;
+                if let Some(journal) = self.journal.as_mut() {
+                    journal.key(k);
+                }
             }
         }
         if n > 0 {
@@ -387,6 +397,9 @@ impl Store {
         self.layers.clear();
         self.derived = None;
         self.memo.lock().entries.clear();
+        if let Some(journal) = self.journal() {
+            journal.clear();
+        }
         self.epoch += 1;
         self.version += 1;
     }

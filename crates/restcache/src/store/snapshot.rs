@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -16,7 +17,7 @@ use super::{EndpointMeta, KeyMap, Store, StoredResult};
 use crate::error::Error;
 use crate::json::{MAX_INPUT_DEPTH, dispose};
 use crate::schema::{Decoder, Registry, Schema};
-use crate::tables::{EntityMeta, Record, RowMeta, Slot, Stamp, Tables};
+use crate::tables::{EntityMeta, Record, RowMeta, Slot, Stamp, TableId, Tables};
 
 /// The snapshot format this version writes and reads.
 const FORMAT: u32 = 1;
@@ -68,7 +69,7 @@ struct TableSnapshot {
 /// One row; times are wall-clock nanoseconds since the UNIX epoch.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RowSnapshot {
+pub(super) struct RowSnapshot {
     pk: String,
     record: RecordSnapshot,
     fetched_at: i64,
@@ -167,6 +168,188 @@ impl fmt::Debug for Schemas {
     }
 }
 
+/// A key's meta as a snapshot holds it; `None` for the meta of a failed fetch, which is left out.
+fn endpoint(key: &str, m: &EndpointMeta) -> Option<EndpointSnapshot> {
+    let at = |i| Stamp::of(i).wall_nanos();
+    m.error.is_none().then(|| EndpointSnapshot {
+        key: key.to_owned(),
+        fetched_at: at(m.fetched_at),
+        written_at: at(m.written_at),
+        expires_at: m.expires_at.map(at),
+        invalidated: m.invalidated,
+    })
+}
+
+impl Snapshot {
+    /// A row as a snapshot holds it.
+    pub(super) fn row(pk: &str, slot: &Slot) -> RowSnapshot {
+        RowSnapshot {
+            pk: pk.to_owned(),
+            record: match &slot.record {
+                Record::Entity(row) => RecordSnapshot::Entity(Value::Object(row.json())),
+                Record::List(items) => RecordSnapshot::List(items.json()),
+                Record::Invalid => RecordSnapshot::Invalid,
+            },
+            fetched_at: slot.meta.fetched_at.wall_nanos(),
+            written_at: slot.meta.written_at.wall_nanos(),
+            expires_at: slot.meta.expires_at.wall_nanos(),
+        }
+    }
+
+    /// The snapshot replayed from `changes`, oldest first (R-PERS-1): a later change of a row
+    /// or key replaces an earlier one, a key with neither result nor meta is removed, and a
+    /// `Clear` removes everything before it. Tables and rows keep the order they first
+    /// appeared in.
+    ///
+    /// ```
+    /// use restcache::store::Snapshot;
+    /// let store = restcache::Store::new();
+    /// assert_eq!(Snapshot::from_changes(store.snapshot().changes()), store.snapshot());
+    /// ```
+    pub fn from_changes(changes: impl IntoIterator<Item = Change>) -> Snapshot {
+        let mut tables: IndexMap<String, IndexMap<String, RowSnapshot>> = IndexMap::new();
+        let mut keys: IndexMap<String, (Option<Value>, Option<EndpointSnapshot>)> = IndexMap::new();
+        for Change(change) in changes {
+            match change {
+                ChangeKind::Clear => {
+                    tables.clear();
+                    keys.clear();
+                }
+                ChangeKind::Row { table, row } => {
+                    tables.entry(table).or_default().insert(row.pk.clone(), row);
+                }
+                ChangeKind::Key { key, result, meta } => match (result, meta) {
+                    (None, None) => {
+                        keys.shift_remove(&key);
+                    }
+                    kept => {
+                        keys.insert(key, kept);
+                    }
+                },
+            }
+        }
+        let mut results = Vec::new();
+        let mut endpoints = Vec::new();
+        for (key, (result, meta)) in keys {
+            if let Some(value) = result {
+                results.push(ResultSnapshot {
+                    key: key.clone(),
+                    value,
+                });
+            }
+            endpoints.extend(meta);
+        }
+        Snapshot {
+            format: FORMAT,
+            tables: tables
+                .into_iter()
+                .map(|(name, rows)| TableSnapshot {
+                    name,
+                    rows: rows.into_values().collect(),
+                })
+                .collect(),
+            results,
+            endpoints,
+        }
+    }
+
+    /// The snapshot as changes that [`from_changes`](Self::from_changes) replays into it: a
+    /// `Clear`, then each row, then each key. What a persister compacts its log to.
+    pub fn changes(&self) -> Vec<Change> {
+        let mut changes = vec![Change::clear()];
+        for t in &self.tables {
+            changes.extend(t.rows.iter().map(|row| Change::row(&t.name, row.clone())));
+        }
+        let mut keys: IndexMap<&str, (Option<Value>, Option<EndpointSnapshot>)> = IndexMap::new();
+        for r in &self.results {
+            keys.entry(&r.key).or_default().0 = Some(r.value.clone());
+        }
+        for e in &self.endpoints {
+            keys.entry(&e.key).or_default().1 = Some(e.clone());
+        }
+        for (key, (result, meta)) in keys {
+            changes.push(Change(ChangeKind::Key {
+                key: key.to_owned(),
+                result,
+                meta,
+            }));
+        }
+        changes
+    }
+}
+
+/// One change of a store's state, as a persister saves it (R-PERS-1): a row written, a key's
+/// result and meta written or removed, or everything cleared. Serde data, like a
+/// [`Snapshot`]; [`slot`](Self::slot) names what it overwrites.
+///
+/// ```
+/// use restcache::store::{Change, Snapshot};
+/// let changes = restcache::Store::new().snapshot().changes();
+/// let text = serde_json::to_string(&changes).unwrap();
+/// let back: Vec<Change> = serde_json::from_str(&text).unwrap();
+/// assert_eq!(back, changes);
+/// assert_eq!(back[0].slot(), "clear");
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Change(ChangeKind);
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum ChangeKind {
+    Clear,
+    Row {
+        table: String,
+        row: RowSnapshot,
+    },
+    Key {
+        key: String,
+        result: Option<Value>,
+        meta: Option<EndpointSnapshot>,
+    },
+}
+
+impl Change {
+    pub(super) fn clear() -> Change {
+        Change(ChangeKind::Clear)
+    }
+
+    pub(super) fn row(table: &str, row: RowSnapshot) -> Change {
+        Change(ChangeKind::Row {
+            table: table.to_owned(),
+            row,
+        })
+    }
+
+    pub(super) fn key(key: &str, result: Option<&StoredResult>, meta: Option<&EndpointMeta>) -> Change {
+        Change(ChangeKind::Key {
+            key: key.to_owned(),
+            result: result.map(|r| r.value.json()),
+            meta: meta.and_then(|m| endpoint(key, m)),
+        })
+    }
+
+    /// What the change overwrites: a later change with the same slot replaces this one, so a
+    /// key-value backend can keep one entry per slot. `"clear"` clears every slot.
+    pub fn slot(&self) -> String {
+        match &self.0 {
+            ChangeKind::Clear => "clear".to_owned(),
+            ChangeKind::Row { table, row } => format!("row/{}/{}", escape(table), escape(&row.pk)),
+            ChangeKind::Key { key, .. } => format!("key/{}", escape(key)),
+        }
+    }
+
+    /// Whether this change clears every slot.
+    pub fn is_clear(&self) -> bool {
+        matches!(self.0, ChangeKind::Clear)
+    }
+}
+
+/// `/` and `%` percent-encoded, so a slot's parts never run into each other.
+fn escape(part: &str) -> String {
+    part.replace('%', "%25").replace('/', "%2F")
+}
+
 fn invalid(reason: impl Into<String>) -> Error {
     Error::InvalidSnapshot { reason: reason.into() }
 }
@@ -182,7 +365,6 @@ impl Store {
     /// The store's state as a [`Snapshot`] (R-SNAP-1), to serialize with serde and
     /// [`hydrate`](Self::hydrate) a store with, here or in another process.
     pub fn snapshot(&self) -> Snapshot {
-        let wall = |stamp: Stamp| stamp.wall_nanos();
         let tables = self
             .tables
             .iter()
@@ -191,17 +373,7 @@ impl Store {
                 rows: table
                     .rows
                     .iter()
-                    .map(|(pk, slot)| RowSnapshot {
-                        pk: pk.as_str().to_owned(),
-                        record: match &slot.record {
-                            Record::Entity(row) => RecordSnapshot::Entity(Value::Object(row.json())),
-                            Record::List(items) => RecordSnapshot::List(items.json()),
-                            Record::Invalid => RecordSnapshot::Invalid,
-                        },
-                        fetched_at: wall(slot.meta.fetched_at),
-                        written_at: wall(slot.meta.written_at),
-                        expires_at: wall(slot.meta.expires_at),
-                    })
+                    .map(|(pk, slot)| Snapshot::row(pk.as_str(), slot))
                     .collect(),
             })
             .collect();
@@ -213,19 +385,7 @@ impl Store {
                 value: r.value.json(),
             })
             .collect();
-        let at = |i| Stamp::of(i).wall_nanos();
-        let endpoints = self
-            .meta
-            .iter()
-            .filter(|(_, m)| m.error.is_none())
-            .map(|(key, m)| EndpointSnapshot {
-                key: key.clone(),
-                fetched_at: at(m.fetched_at),
-                written_at: at(m.written_at),
-                expires_at: m.expires_at.map(at),
-                invalidated: m.invalidated,
-            })
-            .collect();
+        let endpoints = self.meta.iter().filter_map(|(key, m)| endpoint(key, m)).collect();
         Snapshot {
             format: FORMAT,
             tables,
@@ -380,6 +540,15 @@ impl Store {
         self.tables = tables;
         self.results = results;
         self.meta = meta;
+        if let Some(journal) = self.journal.as_mut() {
+            for (id, (_, table)) in self.tables.iter().enumerate() {
+                (0..table.rows.len()).for_each(|row| journal.row(id as TableId, row));
+            }
+            self.results
+                .keys()
+                .chain(self.meta.keys())
+                .for_each(|key| journal.key(key));
+        }
     }
 }
 

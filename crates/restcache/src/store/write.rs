@@ -7,6 +7,7 @@ use crate::rt::Instant;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::journal::Journal;
 use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
 use crate::bounded_value::Refused;
 use crate::error::Error;
@@ -519,6 +520,9 @@ impl Store {
                 invalidated: false,
             },
         );
+        if let Some(journal) = self.journal() {
+            journal.key(key);
+        }
         self.version += 1;
     }
 
@@ -538,10 +542,19 @@ impl Store {
         expires_at: Instant,
     ) {
         let meta = Arc::new(EntityMeta::new(fetched_at, now, expires_at));
-        apply_pending(&mut self.tables, &mut self.next_version, pending, &meta);
+        apply_pending(
+            &mut self.tables,
+            &mut self.next_version,
+            pending,
+            &meta,
+            self.journal.as_mut(),
+        );
         if let Some(result) = result {
             let newer = self.meta.get(key).is_some_and(|m| m.fetched_at > fetched_at);
             if !newer {
+                if let Some(journal) = self.journal() {
+                    journal.key(key);
+                }
                 match self.results.get_mut(key) {
                     Some(r) if r.value.same(result.as_ref()) => {}
                     Some(r) => {
@@ -571,16 +584,26 @@ impl Store {
     }
 }
 
-/// Applies a normalization's writes to `tables`, giving every changed record a new version.
-pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pending, meta: &Arc<EntityMeta>) {
+/// Applies a normalization's writes to `tables`, giving every changed record a new version,
+/// and notes every row written in `journal`.
+pub(super) fn apply_pending(
+    tables: &mut Tables,
+    next: &mut u64,
+    pending: Pending,
+    meta: &Arc<EntityMeta>,
+    mut journal: Option<&mut Journal>,
+) {
     for PendingTable { name, rows, edits } in pending.tables {
-        let (_, t) = tables.get_or_create(name);
+        let (id, t) = tables.get_or_create(name);
         if t.rows.is_empty() {
             // Every row is new: the batch's map becomes the table, nothing is moved or hashed.
             // Its spare room goes; its hash index shrinks (hashing the pks again) only if the
             // list reserved more than it wrote (repeats, nulls).
             t.rows = rows;
             t.rows.shrink_to_fit();
+            if let Some(journal) = journal.as_deref_mut() {
+                (0..t.rows.len()).for_each(|row| journal.row(id, row));
+            }
             for slot in t.rows.values_mut() {
                 slot.meta = RowMeta::of(meta);
                 slot.version = Store::bump(next);
@@ -591,11 +614,14 @@ pub(super) fn apply_pending(tables: &mut Tables, next: &mut u64, pending: Pendin
         for (index, (pk, slot)) in rows.into_iter().enumerate() {
             let edit = edit_at(&edits, index);
             // A new row is added as an INVALID mark with the write's meta, then takes its record.
-            let (_, stored, added) = t.rows.get_or_insert_with(pk, || Slot {
+            let (row, stored, added) = t.rows.get_or_insert_with(pk, || Slot {
                 record: Record::Invalid,
                 meta: RowMeta::of(meta),
                 version: 0,
             });
+            if let Some(journal) = journal.as_deref_mut() {
+                journal.row(id, row);
+            }
             let changed = if added {
                 stored.record = slot.record;
                 true

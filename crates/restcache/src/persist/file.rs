@@ -1,0 +1,281 @@
+//! [`FilePersister`]: the cache's changes appended to a log file, one checksummed line each.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::{Persister, failed};
+use crate::error::Error;
+use crate::store::Change;
+
+/// The first line of every log.
+const HEADER: &[u8] = b"restcache log 1\n";
+
+/// How many changes a log may gain past its last compaction before it is compacted again, at
+/// least: twice what that compaction wrote, so the log stays within about three times the state.
+const MIN_GROWTH: usize = 10_000;
+
+/// Keeps the cache in a log file (R-PERS-3): each change one line, `<crc32> <json>`, appended
+/// as the cache makes it, so a write costs what it changed, never the whole cache.
+///
+/// Lines are only ever appended, and a compaction writes a new file and renames it over the old
+/// one, so a crash (the process killed at any point) loses at most the change being written:
+/// on restore, a last line that is cut short or fails its checksum is dropped and cut off the
+/// file, and every line before it is read. Changes are handed to the operating system as they
+/// are made; a crash of the machine itself may lose those it had not yet written to disk.
+///
+/// ```
+/// use restcache::persist::{FilePersister, Persister};
+/// use restcache::store::Snapshot;
+///
+/// let path = std::env::temp_dir().join(format!("restcache-doc-{}.log", std::process::id()));
+/// let mut log = FilePersister::new(&path);
+/// assert!(log.restore()?.is_empty(), "a new log");
+/// log.save(&restcache::Store::new().snapshot().changes())?;
+/// assert_eq!(Snapshot::from_changes(FilePersister::new(&path).restore()?), restcache::Store::new().snapshot());
+/// # std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), restcache::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct FilePersister {
+    path: PathBuf,
+    /// Open for appending once the log was read.
+    file: Option<File>,
+    /// Changes appended since the last compaction, and how many that compaction wrote.
+    appended: usize,
+    compacted: usize,
+}
+
+impl FilePersister {
+    /// A log at `path`, created when first used.
+    pub fn new(path: impl AsRef<Path>) -> Self {
+        FilePersister {
+            path: path.as_ref().to_owned(),
+            file: None,
+            appended: 0,
+            compacted: 0,
+        }
+    }
+
+    /// The log's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Opens the log, reads its changes, and cuts off a last line that a crash left torn.
+    fn open(&mut self) -> Result<(&mut File, Vec<Change>), Error> {
+        let path = self.path.display();
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(&self.path)
+            .map_err(|e| failed(&format!("cannot open {path}"), e))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(|e| failed(&format!("cannot read {path}"), e))?;
+        let (changes, sound) = if bytes.is_empty() {
+            file.write_all(HEADER)
+                .map_err(|e| failed(&format!("cannot write {path}"), e))?;
+            (Vec::new(), HEADER.len())
+        } else if bytes.starts_with(HEADER) {
+            read_lines(&bytes)
+        } else {
+            return Err(failed(&format!("{path}"), "not a restcache log"));
+        };
+        if sound < bytes.len() {
+            tracing::warn!(path = %path, dropped = bytes.len() - sound, "cut a torn last change off the log");
+            file.set_len(sound as u64)
+                .map_err(|e| failed(&format!("cannot truncate {path}"), e))?;
+        }
+        self.appended = changes.len();
+        self.compacted = 0;
+        Ok((self.file.insert(file), changes))
+    }
+}
+
+impl Persister for FilePersister {
+    fn restore(&mut self) -> Result<Vec<Change>, Error> {
+        self.open().map(|(_, changes)| changes)
+    }
+
+    fn save(&mut self, changes: &[Change]) -> Result<(), Error> {
+        let file = match self.file.as_mut() {
+            Some(file) => file,
+            None => self.open()?.0,
+        };
+        let mut lines = Vec::new();
+        changes.iter().for_each(|c| write_line(&mut lines, c));
+        file.write_all(&lines)
+            .map_err(|e| failed(&format!("cannot write {}", self.path.display()), e))?;
+        self.appended += changes.len();
+        Ok(())
+    }
+
+    fn compact(&mut self, state: &[Change]) -> Result<(), Error> {
+        let path = self.path.display();
+        let mut tmp = self.path.clone().into_os_string();
+        tmp.push(".compacting");
+        let tmp = PathBuf::from(tmp);
+        let mut bytes = HEADER.to_vec();
+        state.iter().for_each(|c| write_line(&mut bytes, c));
+        let written = File::create(&tmp)
+            .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_all()))
+            .and_then(|()| std::fs::rename(&tmp, &self.path));
+        written.map_err(|e| failed(&format!("cannot compact {path}"), e))?;
+        let file = OpenOptions::new()
+            .append(true)
+            .open(&self.path)
+            .map_err(|e| failed(&format!("cannot open {path}"), e))?;
+        self.file = Some(file);
+        self.appended = 0;
+        self.compacted = state.len();
+        Ok(())
+    }
+
+    fn should_compact(&self) -> bool {
+        self.appended > MIN_GROWTH.max(2 * self.compacted)
+    }
+}
+
+/// Appends `change` as one line: its JSON's CRC-32 in hex, a space, its JSON (which has no
+/// raw newline), a newline.
+fn write_line(out: &mut Vec<u8>, change: &Change) {
+    let json = serde_json::to_vec(change).expect("a change is JSON");
+    write!(out, "{:08x} ", crc32fast::hash(&json)).expect("writing to a Vec");
+    out.extend_from_slice(&json);
+    out.push(b'\n');
+}
+
+/// The changes of a log's lines after its header, up to the first line that is cut short,
+/// fails its checksum or is no change; and the length of the log up to that line.
+fn read_lines(bytes: &[u8]) -> (Vec<Change>, usize) {
+    let mut changes = Vec::new();
+    let mut at = HEADER.len();
+    while let Some(len) = bytes[at..].iter().position(|b| *b == b'\n') {
+        let line = &bytes[at..at + len];
+        let Some(change) = read_line(line) else {
+            break;
+        };
+        changes.push(change);
+        at += len + 1;
+    }
+    (changes, at)
+}
+
+fn read_line(line: &[u8]) -> Option<Change> {
+    let (crc, json) = (line.get(..8)?, line.get(9..)?);
+    let crc = u32::from_str_radix(std::str::from_utf8(crc).ok()?, 16).ok()?;
+    if line[8] != b' ' || crc32fast::hash(json) != crc {
+        return None;
+    }
+    serde_json::from_slice(json).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Store;
+    use crate::store::Snapshot;
+
+    fn temp(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("restcache-{name}-{}.log", std::process::id()))
+    }
+
+    /// Changes of a store holding tags `0..n`, written one at a time.
+    fn changes(n: usize) -> Vec<Change> {
+        #[derive(Clone, Debug, Default, PartialEq, crate::Entity)]
+        struct Tag {
+            #[entity(pk)]
+            name: String,
+        }
+        let mut store = Store::new();
+        store.track_changes();
+        let mut out = Vec::new();
+        for i in 0..n {
+            let tag = serde_json::json!({ "name": format!("tag {i}") });
+            store.set_response::<Tag>(&format!("GET /tags/{i}"), &(), &tag).unwrap();
+            out.extend(store.take_changes());
+        }
+        out
+    }
+
+    /// R-PERS-3: a log cut anywhere inside its last line (a write torn by a crash) restores
+    /// every change before that line, and the log, cut back to them, takes new changes.
+    #[test]
+    fn r_pers_3_a_torn_last_line_loses_only_that_change() {
+        let path = temp("torn");
+        let all = changes(3);
+        let mut log = FilePersister::new(&path);
+        log.restore().unwrap();
+        log.save(&all).unwrap();
+        let full = std::fs::read(&path).unwrap();
+        let last_line = full[..full.len() - 1].iter().rposition(|b| *b == b'\n').unwrap() + 1;
+        for cut in last_line..full.len() {
+            std::fs::write(&path, &full[..cut]).unwrap();
+            let mut log = FilePersister::new(&path);
+            let restored = log.restore().unwrap();
+            assert_eq!(restored, all[..all.len() - 1], "cut at byte {cut}");
+            assert_eq!(
+                std::fs::metadata(&path).unwrap().len() as usize,
+                last_line,
+                "the torn line cut off"
+            );
+            log.save(&all[all.len() - 1..]).unwrap();
+            assert_eq!(
+                FilePersister::new(&path).restore().unwrap(),
+                all,
+                "appends after the cut"
+            );
+        }
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// R-PERS-3: a line whose bytes changed fails its checksum: it and what follows are not
+    /// read, and what precedes it is.
+    #[test]
+    fn r_pers_3_a_corrupt_line_fails_its_checksum() {
+        let path = temp("corrupt");
+        let all = changes(2);
+        let mut log = FilePersister::new(&path);
+        log.save(&all).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let second = HEADER.len() + bytes[HEADER.len()..].iter().position(|b| *b == b'\n').unwrap() + 1;
+        let flip = second + 20;
+        bytes[flip] ^= 0x01;
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(FilePersister::new(&path).restore().unwrap(), all[..1]);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn r_pers_3_a_file_that_is_no_log_is_refused_and_kept() {
+        let path = temp("foreign");
+        std::fs::write(&path, b"my notes\n").unwrap();
+        let err = FilePersister::new(&path).restore().unwrap_err();
+        assert!(matches!(err, Error::Persist { .. }), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"my notes\n");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// R-PERS-3: compaction replaces the log with the state, which restores the same; the log
+    /// asks for it once it has grown past its bound.
+    #[test]
+    fn r_pers_3_compaction_keeps_the_state_and_bounds_the_log() {
+        let path = temp("compact");
+        let all = changes(4);
+        let mut log = FilePersister::new(&path);
+        log.save(&all).unwrap();
+        let state = Snapshot::from_changes(all.clone());
+        log.compact(&state.changes()).unwrap();
+        assert_eq!(
+            Snapshot::from_changes(FilePersister::new(&path).restore().unwrap()),
+            state
+        );
+        assert!(!log.should_compact());
+        let many: Vec<Change> = std::iter::repeat_n(all[0].clone(), MIN_GROWTH + 1).collect();
+        log.save(&many).unwrap();
+        assert!(log.should_compact());
+        std::fs::remove_file(&path).unwrap();
+    }
+}

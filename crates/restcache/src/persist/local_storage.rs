@@ -1,0 +1,136 @@
+//! [`LocalStoragePersister`]: the cache kept in the browser's `localStorage`, one entry per
+//! row and per key.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Persister, failed};
+use crate::error::Error;
+use crate::store::Change;
+
+/// Keeps the cache in the page's `localStorage` (R-PERS-4): one entry per row and per request
+/// key, named `<prefix><slot>`, each written whole by one `setItem` as the cache changes it, so
+/// a page closed at any moment keeps every entry written before. An entry holds its change and
+/// the place its slot first took, so a restore gives the rows back in the order the cache had
+/// them. `localStorage` holds a few MiB per origin: a change that does not fit is
+/// `Error::Persist`, logged by the Controller, and the entries before it stay.
+///
+/// ```no_run
+/// use restcache::Controller;
+/// use restcache::persist::LocalStoragePersister;
+/// use restcache::store::Schemas;
+/// # #[derive(Clone, Debug, Default, restcache::Entity)]
+/// # struct Todo { #[entity(pk)] id: u64 }
+///
+/// let ctrl = Controller::builder()
+///     .persist(LocalStoragePersister::new("todos-app/"), Schemas::new().with::<restcache::prelude::Collection<Vec<Todo>>>())
+///     .build()?;
+/// # Ok::<(), restcache::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct LocalStoragePersister {
+    prefix: String,
+    /// Each slot's place in the order of first writes, and the next place.
+    places: HashMap<String, u64>,
+    next: u64,
+}
+
+/// One `localStorage` entry.
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    place: u64,
+    change: Change,
+}
+
+impl LocalStoragePersister {
+    /// Entries named `<prefix><slot>`: a prefix of its own for each cache an origin keeps.
+    pub fn new(prefix: impl Into<String>) -> Self {
+        LocalStoragePersister {
+            prefix: prefix.into(),
+            places: HashMap::new(),
+            next: 0,
+        }
+    }
+
+    fn storage() -> Result<web_sys::Storage, Error> {
+        let window = web_sys::window().ok_or_else(|| failed("localStorage", "no window"))?;
+        match window.local_storage() {
+            Ok(Some(storage)) => Ok(storage),
+            Ok(None) => Err(failed("localStorage", "not available")),
+            Err(e) => Err(failed("localStorage", format!("{e:?}"))),
+        }
+    }
+
+    /// The names of this persister's entries.
+    fn names(storage: &web_sys::Storage, prefix: &str) -> Result<Vec<String>, Error> {
+        let len = storage.length().map_err(|e| failed("localStorage", format!("{e:?}")))?;
+        Ok((0..len)
+            .filter_map(|i| storage.key(i).ok().flatten())
+            .filter(|name| name.starts_with(prefix))
+            .collect())
+    }
+
+    /// Removes every entry of this persister.
+    fn clear(&mut self, storage: &web_sys::Storage) -> Result<(), Error> {
+        for name in Self::names(storage, &self.prefix)? {
+            storage
+                .remove_item(&name)
+                .map_err(|e| failed("localStorage", format!("{e:?}")))?;
+        }
+        self.places.clear();
+        Ok(())
+    }
+
+    fn write(&mut self, storage: &web_sys::Storage, changes: &[Change]) -> Result<(), Error> {
+        for change in changes {
+            if change.is_clear() {
+                self.clear(storage)?;
+                continue;
+            }
+            let slot = change.slot();
+            let place = *self.places.entry(slot.clone()).or_insert_with(|| {
+                self.next += 1;
+                self.next
+            });
+            let entry = Entry {
+                place,
+                change: change.clone(),
+            };
+            let text = serde_json::to_string(&entry).expect("an entry is JSON");
+            storage
+                .set_item(&format!("{}{slot}", self.prefix), &text)
+                .map_err(|e| failed("localStorage is full or refused the entry", format!("{e:?}")))?;
+        }
+        Ok(())
+    }
+}
+
+impl Persister for LocalStoragePersister {
+    fn restore(&mut self) -> Result<Vec<Change>, Error> {
+        let storage = Self::storage()?;
+        let mut entries = Vec::new();
+        for name in Self::names(&storage, &self.prefix)? {
+            let text = storage.get_item(&name).ok().flatten().unwrap_or_default();
+            // An entry that does not read (another version's, say) is left out.
+            if let Ok(entry) = serde_json::from_str::<Entry>(&text) {
+                entries.push(entry);
+            }
+        }
+        entries.sort_by_key(|e| e.place);
+        self.places = entries.iter().map(|e| (e.change.slot(), e.place)).collect();
+        self.next = entries.last().map_or(0, |e| e.place);
+        Ok(entries.into_iter().map(|e| e.change).collect())
+    }
+
+    fn save(&mut self, changes: &[Change]) -> Result<(), Error> {
+        let storage = Self::storage()?;
+        self.write(&storage, changes)
+    }
+
+    fn compact(&mut self, state: &[Change]) -> Result<(), Error> {
+        let storage = Self::storage()?;
+        self.clear(&storage)?;
+        self.write(&storage, state)
+    }
+}

@@ -1,0 +1,169 @@
+//! R-PERS-1..3: a Controller that keeps its cache with a persister, saved one change at a time
+//! and restored when it starts again.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use restcache::Error;
+use restcache::persist::{FilePersister, Persister};
+use restcache::prelude::*;
+use restcache::store::{Change, Schemas};
+use serde_json::json;
+
+use crate::fixtures::*;
+
+fn schemas() -> Schemas {
+    Schemas::new().with::<Collection<Vec<Todo>>>()
+}
+
+/// A log file of its own for each test.
+fn log_path() -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("restcache-ctrl-{}-{n}.log", std::process::id()))
+}
+
+/// A Controller on `server` keeping its cache with `persister`.
+fn persisted(server: &demo_api::DemoServer, persister: impl Persister) -> Controller {
+    controller_with(server, |b| b.persist(persister, schemas()))
+}
+
+/// The persister's saves, as the slots of their changes, shared with the test.
+#[derive(Clone, Default)]
+struct Recording(Arc<Mutex<Vec<Vec<String>>>>);
+
+impl Persister for Recording {
+    fn restore(&mut self) -> Result<Vec<Change>, Error> {
+        Ok(Vec::new())
+    }
+    fn save(&mut self, changes: &[Change]) -> Result<(), Error> {
+        self.0.lock().push(changes.iter().map(Change::slot).collect());
+        Ok(())
+    }
+    fn compact(&mut self, _: &[Change]) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn r_pers_1_each_change_saves_the_rows_and_keys_it_touched() {
+    let (server, _) = setup().await;
+    let saves = Recording::default();
+    let ctrl = persisted(&server, saves.clone());
+    ctrl.suspense(&todos().get_list(), params! { userId: "u1" })
+        .await
+        .unwrap();
+    ctrl.fetch(&todos().partial_update(), params! { id: 3 })
+        .body(&json!({ "title": "changed" }))
+        .await
+        .unwrap();
+    let saves = saves.0.lock().clone();
+    assert_eq!(saves.len(), 2, "one save per commit: {saves:?}");
+    assert_eq!(
+        saves[0].len(),
+        10 + 1 + 1,
+        "the list's ten todos, its collection, its key"
+    );
+    assert_eq!(
+        saves[1].len(),
+        2,
+        "the one todo it changed and its key, never the whole cache"
+    );
+    assert_eq!(saves[1][0], "row/Todo/3");
+    assert!(
+        saves[1][1].starts_with("key/PATCH ") && saves[1][1].ends_with("%2Ftodos%2F3"),
+        "{:?}",
+        saves[1]
+    );
+}
+
+#[tokio::test]
+async fn r_pers_1_a_restarted_controller_serves_the_persisted_cache_with_no_request() {
+    let (server, _) = setup().await;
+    let path = log_path();
+    let first = persisted(&server, FilePersister::new(&path));
+    first
+        .suspense(&todos().get_list(), params! { userId: "u1" })
+        .await
+        .unwrap();
+    first
+        .fetch(&todos().partial_update(), params! { id: 3 })
+        .body(&json!({ "title": "changed" }))
+        .await
+        .unwrap();
+    drop(first);
+    let seen = server.requests().len();
+
+    let again = persisted(&server, FilePersister::new(&path));
+    let list = again
+        .suspense(&todos().get_list(), params! { userId: "u1" })
+        .await
+        .unwrap();
+    assert_eq!(list.len(), 10);
+    assert_eq!(
+        list.iter().find(|t| t.id == 3).unwrap().title,
+        "changed",
+        "the last change kept"
+    );
+    assert_eq!(
+        server.requests().len(),
+        seen,
+        "no request: the persisted cache served it"
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn r_pers_1_restored_data_goes_stale_on_time_and_refetches() {
+    let (server, _) = setup_paused();
+    let path = log_path();
+    let first = persisted(&server, FilePersister::new(&path));
+    first.suspense(&todos().get(), params! { id: 1 }).await.unwrap();
+    drop(first);
+    tokio::time::advance(Duration::from_secs(61)).await;
+    assert!(server.upsert_todo(json!({ "id": 1, "title": "refreshed" })));
+
+    let again = persisted(&server, FilePersister::new(&path));
+    let stale = again.suspense(&todos().get(), params! { id: 1 }).await.unwrap();
+    assert_eq!(stale.title, "Todo 1", "restored, stale, served at once");
+    again.fetch(&todos().get(), params! { id: 1 }).await.unwrap();
+    assert_eq!(hits(&server, "/todos/1"), 2, "the first fetch and the refetch");
+    let fresh = again.suspense(&todos().get(), params! { id: 1 }).await.unwrap();
+    assert_eq!(fresh.title, "refreshed");
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[tokio::test]
+async fn r_pers_1_a_log_that_cannot_be_read_fails_the_build_and_one_of_old_types_starts_empty() {
+    let (server, _) = setup().await;
+    let path = log_path();
+    std::fs::write(&path, b"not a log\n").unwrap();
+    let err = Controller::builder()
+        .persist(FilePersister::new(&path), schemas())
+        .build()
+        .unwrap_err();
+    assert!(matches!(err, Error::Persist { .. }), "{err}");
+
+    // A log whose tables the schemas no longer hold: dropped, and the cache starts empty.
+    std::fs::remove_file(&path).unwrap();
+    let first = persisted(&server, FilePersister::new(&path));
+    first.suspense(&todos().get(), params! { id: 1 }).await.unwrap();
+    drop(first);
+    let other = controller_with(&server, |b| b.persist(FilePersister::new(&path), Schemas::new()));
+    assert!(
+        other
+            .get_response(&todos().get(), params! { id: 1 })
+            .unwrap()
+            .data
+            .is_none()
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap().lines().count(),
+        2,
+        "compacted to the empty state: its header and a clear"
+    );
+    std::fs::remove_file(&path).unwrap();
+}
