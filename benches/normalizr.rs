@@ -58,6 +58,10 @@
 //! accumulated (R-PAGE-3); its yardstick `getPage separate keys 200x1000` writes the same pages each
 //! under a key of its own, where no page meets a stored list. No reference figure.
 //!
+//! `restore 100000 todos from a log` (10,000 with `--quick`) reads back the Todo list a
+//! `FilePersister` saved, replays it and hydrates a store with it (issue #26's target: at most
+//! 100 ms for 100,000 entities).
+//!
 //! `scale write one N` and `scale optimistic N` (N from 1,000; ns per call) write one todo into a
 //! store holding the Todo list of N, written once from its bytes: `write one` with `set_response`
 //! under a key of its own (`PUT /todos/<id>`), `optimistic` as `Controller::fetch` does an
@@ -79,8 +83,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use restcache::bench_hooks;
+use restcache::persist::{FilePersister, Persister};
 use restcache::prelude::*;
-use restcache::store::WriteOptions;
+use restcache::store::{Schemas, Snapshot, WriteOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -1254,6 +1259,43 @@ fn page_workloads(b: &mut Bench, pages: usize, per_page: usize) -> Result<(), St
     Ok(())
 }
 
+/// Restoring a persisted cache (R-PERS, issue #26: at most 100 ms for 100,000 entities): the
+/// Todo list of `n` (with its `n / 10` users) written from its bytes with a [`FilePersister`],
+/// which saves it as changes to a log file; each call reads the log back, replays it into a
+/// snapshot and hydrates an empty store with it, as `Controller::builder().persist(..).build()`
+/// does. The log is in the system's temporary directory, read through its page cache.
+fn restore_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
+    let name = format!("restore {n} todos from a log");
+    if !b.wants(&name) {
+        return Ok(());
+    }
+    let path = std::env::temp_dir().join(format!("restcache-bench-restore-{}-{n}.log", std::process::id()));
+    let fail = |e: restcache::Error| e.to_string();
+    let bytes = serde_json::to_vec(&generate_todos(n)).expect("todos serialize");
+    let mut store = Store::new();
+    store
+        .set_response_bytes::<Vec<Todo>>(TODOS_KEY, &(), &bytes)
+        .map_err(fail)?;
+    let mut log = FilePersister::new(&path);
+    log.compact(&store.snapshot().changes()).map_err(fail)?;
+    let schemas = Schemas::new().with::<Vec<Todo>>();
+    let restore = || -> Result<Store, restcache::Error> {
+        let changes = FilePersister::new(&path).restore()?;
+        let mut restored = Store::new();
+        restored.hydrate(Snapshot::from_changes(changes), &schemas)?;
+        Ok(restored)
+    };
+    let restored = restore().map_err(fail)?;
+    let back = bench_hooks::read_uncached::<Vec<Todo>>(&restored, TODOS_KEY, &());
+    if back.is_none_or(|todos| todos.len() != n) || restored.snapshot() != store.snapshot() {
+        return Err(format!("{n} persisted todos do not restore as they were"));
+    }
+    drop((store, restored));
+    b.run_with(&name, n as u64 + n as u64 / 10, || (), |()| restore().unwrap());
+    std::fs::remove_file(&path).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 /// What `/usr/bin/time -v` measures for BENCHMARKS.md's peak memory: the Todo list of `n` built
 /// in memory as JSON, normalized into a store (moved in), the list read back once without the
 /// memo, and exit.
@@ -1381,6 +1423,7 @@ fn main() -> ExitCode {
     }
     let pages = if quick { 10 } else { 200 };
     result = result.and_then(|()| page_workloads(&mut b, pages, 1_000));
+    result = result.and_then(|()| restore_workloads(&mut b, if quick { 10_000 } else { 100_000 }));
     if let Err(e) = result {
         eprintln!("[normalizr] {e}");
         return ExitCode::FAILURE;
