@@ -85,7 +85,7 @@ use std::time::{Duration, Instant};
 use restcache::bench_hooks;
 use restcache::persist::{FilePersister, Persister};
 use restcache::prelude::*;
-use restcache::store::{Schemas, Snapshot, WriteOptions};
+use restcache::store::{Schemas, WriteOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -1261,9 +1261,8 @@ fn page_workloads(b: &mut Bench, pages: usize, per_page: usize) -> Result<(), St
 
 /// Restoring a persisted cache (R-PERS, issue #26: at most 100 ms for 100,000 entities): the
 /// Todo list of `n` (with its `n / 10` users) written from its bytes with a [`FilePersister`],
-/// which saves it as changes to a log file; each call reads the log back, replays it into a
-/// snapshot and hydrates an empty store with it, as `Controller::builder().persist(..).build()`
-/// does. The log is in the system's temporary directory, read through its page cache.
+/// which saves it as changes to a log file; each call reads the log back and hydrates an empty
+/// store with its changes, as `Controller::builder().persist(..).build()` does. The log is in the system's temporary directory, read through its page cache.
 fn restore_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
     let name = format!("restore {n} todos from a log");
     if !b.wants(&name) {
@@ -1282,7 +1281,7 @@ fn restore_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
     let restore = || -> Result<Store, restcache::Error> {
         let changes = FilePersister::new(&path).restore()?;
         let mut restored = Store::new();
-        restored.hydrate(Snapshot::from_changes(changes), &schemas)?;
+        restored.hydrate_changes(changes, &schemas)?;
         Ok(restored)
     };
     let restored = restore().map_err(fail)?;

@@ -333,3 +333,61 @@ fn r_snap_3_schemas_with_two_types_for_one_key_are_a_config_error() {
     assert!(matches!(err, Error::InvalidConfig { .. }), "{err}");
     assert_eq!(store.inspect(), before);
 }
+
+#[test]
+fn r_pers_2_changes_replay_into_the_state_they_describe() {
+    let store = filled();
+    let mut changes = store.snapshot().changes();
+    // Everything twice, with a clear between: the second run stands.
+    changes.extend(store.snapshot().changes());
+    let mut replayed = Store::new();
+    replayed.hydrate_changes(changes.clone(), &schemas()).unwrap();
+    assert_eq!(
+        replayed.snapshot(),
+        store.snapshot(),
+        "read straight from the records' text"
+    );
+    assert_eq!(
+        Snapshot::from_changes(changes),
+        store.snapshot(),
+        "the same through a Snapshot"
+    );
+    assert_eq!(reads(&replayed), reads(&store));
+
+    // A later change of a row replaces it where it stands; a key with nothing left goes.
+    let mut edited = Store::new();
+    edited
+        .set_response::<Todo>("GET /todos/1", &(), &json!({"id": "1", "title": "a"}))
+        .unwrap();
+    edited
+        .set_response::<Todo>("GET /todos/2", &(), &json!({"id": "2", "title": "b"}))
+        .unwrap();
+    let mut changes = edited.snapshot().changes();
+    edited
+        .set_response::<Todo>("GET /todos/1", &(), &json!({"id": "1", "title": "a2"}))
+        .unwrap();
+    edited.invalidate("GET /todos/2");
+    changes.extend(edited.snapshot().changes().into_iter().skip(1));
+    let mut replayed = Store::new();
+    replayed.hydrate_changes(changes, &schemas()).unwrap();
+    assert_eq!(replayed.snapshot(), edited.snapshot());
+    let titles: Vec<String> = data::<All<Todo>>(&replayed, "all", &json!({}))
+        .iter()
+        .map(|t| t.title.clone())
+        .collect();
+    assert_eq!(titles, ["a2", "b"], "todo 1 kept its place");
+}
+
+#[test]
+fn r_pers_2_a_change_that_does_not_read_back_writes_nothing() {
+    let mut changes = filled().snapshot().changes();
+    let text = serde_json::to_string(&changes).unwrap();
+    let tampered = text.replacen(r#"\"title\":\"ship\""#, r#"\"title\":5"#, 1);
+    assert_ne!(tampered, text);
+    changes = serde_json::from_str(&tampered).unwrap();
+    let mut store = filled();
+    let before = store.inspect();
+    let err = store.hydrate_changes(changes, &schemas()).unwrap_err();
+    assert!(matches!(err, Error::InvalidSnapshot { .. }), "{err}");
+    assert_eq!(store.inspect(), before);
+}

@@ -267,6 +267,7 @@ pub(crate) fn row_type(
     generics: &syn::Generics,
     derives: TokenStream,
     expecting: &str,
+    from_text: bool,
 ) -> TokenStream {
     let row = &names.row;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
@@ -354,6 +355,13 @@ pub(crate) fn row_type(
     let container = (!container.is_empty()).then(|| quote!(#[serde(#(#container),*)]));
     let to_json = to_json(fields);
     let set_nested = set_nested(fields);
+    let from_text = from_text.then(|| {
+        quote! {
+            fn from_json_text(text: &str) -> ::core::option::Option<Self> {
+                Self::__from_json_text(text)
+            }
+        }
+    });
     quote! {
         #[derive(::restcache::__private::serde::Deserialize #derives)]
         #[serde(crate = "::restcache::__private::serde")]
@@ -387,6 +395,8 @@ pub(crate) fn row_type(
             fn from_json(json: &::restcache::__private::Value) -> ::core::option::Option<Self> {
                 Self::__from_json(json)
             }
+
+            #from_text
         }
     }
 }
@@ -691,6 +701,85 @@ pub(crate) fn row_from_json(row: &Ident, fields: &[Field], generics: &syn::Gener
                 let #map = #json.as_object()?;
                 #rest_of
                 ::core::option::Option::Some(#row { #(#members)* #params })
+            }
+        }
+    }
+}
+
+/// `__from_json_text`, an inherent function of an entity's row: [`row_from_json`]'s row read
+/// straight from the JSON text, with no `Value` in between: serde fills a struct of the same
+/// fields under their JSON names (a plain field with its type's `Deserialize`; a nested one, or a
+/// plain one read with `deserialize_with`, as a `Value` first, as `__from_json` reads them), which
+/// then moves into the row. A row with a flattened field reads the text as a `Value` first.
+pub(crate) fn row_from_json_text(row: &Ident, fields: &[Field]) -> TokenStream {
+    let text = Ident::new("text", Span::mixed_site());
+    if fields
+        .iter()
+        .any(|f| f.flatten && !matches!(f.kind, FieldKind::Skipped))
+    {
+        return quote! {
+            #[automatically_derived]
+            impl #row {
+                fn __from_json_text(#text: &str) -> ::core::option::Option<Self> {
+                    let json = ::restcache::__private::serde_json::from_str(#text).ok()?;
+                    Self::__from_json(&json)
+                }
+            }
+        };
+    }
+    let stored = Ident::new("__Stored", Span::mixed_site());
+    let s = Ident::new("stored", Span::mixed_site());
+    let v = Ident::new("v", Span::mixed_site());
+    let kept: Vec<&Field> = fields
+        .iter()
+        .filter(|f| !matches!(f.kind, FieldKind::Skipped))
+        .collect();
+    let members = kept.iter().map(|f| {
+        let Field { member, name, .. } = f;
+        let ty = match &f.kind {
+            FieldKind::Plain { deserialize_with: None } => {
+                let stored = f.stored_ty();
+                quote!(#stored)
+            }
+            _ => quote!(::restcache::__private::Value),
+        };
+        quote! {
+            #[serde(rename = #name, default, deserialize_with = "::restcache::__private::present")]
+            #member: ::core::option::Option<#ty>,
+        }
+    });
+    let moves = kept.iter().map(|f| {
+        let Field { member, ty, .. } = f;
+        let span = ty.span();
+        let value = match &f.kind {
+            FieldKind::Skipped => unreachable!("filtered out"),
+            FieldKind::Plain { deserialize_with: None } => quote!(#s.#member),
+            FieldKind::Plain {
+                deserialize_with: Some(path),
+            } => quote_spanned! {span=> #s.#member.and_then(|#v| #path(&#v).ok()) },
+            FieldKind::Nested => quote_spanned! {span=>
+                match #s.#member {
+                    ::core::option::Option::Some(#v) => ::core::option::Option::Some(
+                        <#ty as ::restcache::__private::Schema>::from_json(&#v)?,
+                    ),
+                    ::core::option::Option::None => ::core::option::Option::None,
+                }
+            },
+        };
+        quote! { #member: #value, }
+    });
+    quote! {
+        #[automatically_derived]
+        impl #row {
+            fn __from_json_text(#text: &str) -> ::core::option::Option<Self> {
+                #[derive(::restcache::__private::serde::Deserialize)]
+                #[serde(crate = "::restcache::__private::serde")]
+                #[allow(clippy::type_complexity)]
+                struct #stored {
+                    #(#members)*
+                }
+                let #s: #stored = ::restcache::__private::serde_json::from_str(#text).ok()?;
+                ::core::option::Option::Some(#row { #(#moves)* })
             }
         }
     }

@@ -130,6 +130,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use serde;
+    pub use serde_json;
     pub use serde_json::{Map, Value, json};
     pub use std::sync::OnceLock;
 

@@ -44,6 +44,15 @@ pub trait RowData {
         let _ = json;
         None
     }
+
+    /// [`from_json`](Self::from_json) of JSON text: the derive reads the row straight from the
+    /// text; the default parses the text into a `Value` first.
+    fn from_json_text(text: &str) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        serde_json::from_str(text).ok().and_then(|json| Self::from_json(&json))
+    }
 }
 
 /// The stored form of one entity's fields: what [`Entity::Row`](crate::schema::Entity::Row) is.

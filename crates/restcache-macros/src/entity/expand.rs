@@ -54,9 +54,18 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
     };
 
     let expecting = format!("an object for entity {ident}");
-    let row_type = fields::row_type(&names, fields, serde, &syn::Generics::default(), quote!(), &expecting);
+    let row_type = fields::row_type(
+        &names,
+        fields,
+        serde,
+        &syn::Generics::default(),
+        quote!(),
+        &expecting,
+        true,
+    );
     let clone_and_eq = fields::clone_and_eq(&names.row, fields, &syn::Generics::default());
     let row_from_json = fields::row_from_json(&names.row, fields, &syn::Generics::default());
+    let row_from_json_text = fields::row_from_json_text(&names.row, fields);
     let merge = fields::merge(fields);
     let reads = fields::read_row(fields, &row, &r, &out);
 
@@ -92,6 +101,8 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
             #clone_and_eq
 
             #row_from_json
+
+            #row_from_json_text
 
             #[automatically_derived]
             impl ::restcache::__private::EntityRow for #row_ty {

@@ -72,6 +72,7 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
         &row_generics,
         quote!(),
         &format!("an object for {ident}"),
+        false,
     );
     let row_traits = fields::object_row_traits(row_ty, fields, &row_generics);
     let row_from_json = fields::row_from_json(row_ty, fields, &row_generics);

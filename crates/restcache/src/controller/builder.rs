@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::persist::Persister;
 use crate::rest::http::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, Http, Jar};
 use crate::rest::{Credentials, EndpointHooks, Retry};
-use crate::store::{Schemas, Snapshot, Store};
+use crate::store::{Schemas, Store};
 
 /// Configures a [`Controller`].
 ///
@@ -258,7 +258,7 @@ fn restore(persister: &mut dyn Persister, schemas: &Schemas) -> Result<Store, Er
     let changes = persister.restore()?;
     let mut store = Store::new();
     let count = changes.len();
-    if let Err(e) = store.hydrate(Snapshot::from_changes(changes), schemas) {
+    if let Err(e) = store.hydrate_changes(changes, schemas) {
         tracing::warn!(error = %e, "the persisted cache does not read back; starting empty");
     }
     store.track_changes();

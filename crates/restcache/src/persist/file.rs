@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Persister, failed};
 use crate::error::Error;
-use crate::store::Change;
+use crate::store::{Change, ChangeKind, KeyMeta, RecordText};
 
 /// The first line of every log.
 const HEADER: &[u8] = b"restcache log 1\n";
@@ -138,12 +138,53 @@ impl Persister for FilePersister {
     }
 }
 
-/// Appends `change` as one line: its JSON's CRC-32 in hex, a space, its JSON (which has no
-/// raw newline), a newline.
+/// Appends `change` as one line: its CRC-32 in hex, a space, then the change:
+///
+/// - `C` (clear);
+/// - `R <table> <pk> <fetched_at> <written_at> <expires_at> <record>` (a row; table and pk as
+///   JSON strings, times as wall-clock nanoseconds, the record its JSON text or `!` for INVALID);
+/// - `K <key> <meta> <result>` (a key; its meta `-` or `<fetched_at>,<written_at>,<expires_at or ->,<0 or 1>`
+///   (invalidated), its result `-` or its JSON text).
+///
+/// None of it holds a raw newline: JSON text escapes newlines in strings.
 fn write_line(out: &mut Vec<u8>, change: &Change) {
-    let json = serde_json::to_vec(change).expect("a change is JSON");
-    write!(out, "{:08x} ", crc32fast::hash(&json)).expect("writing to a Vec");
-    out.extend_from_slice(&json);
+    let mut line = String::new();
+    let json = |s: &str| serde_json::to_string(s).expect("a string is JSON");
+    match &change.0 {
+        ChangeKind::Clear => line.push('C'),
+        ChangeKind::Row {
+            table,
+            pk,
+            record,
+            times,
+        } => {
+            let [fetched_at, written_at, expires_at] = times;
+            let record = match record {
+                RecordText::Entity(text) | RecordText::List(text) => text.as_str(),
+                RecordText::Invalid => "!",
+            };
+            let (table, pk) = (json(table), json(pk));
+            line = format!("R {table} {pk} {fetched_at} {written_at} {expires_at} {record}");
+        }
+        ChangeKind::Key { key, result, meta } => {
+            let meta = match meta {
+                Some(m) => {
+                    let expires = m.expires_at.map_or_else(|| "-".to_owned(), |e| e.to_string());
+                    format!(
+                        "{},{},{expires},{}",
+                        m.fetched_at,
+                        m.written_at,
+                        u8::from(m.invalidated)
+                    )
+                }
+                None => "-".to_owned(),
+            };
+            let result = result.as_deref().unwrap_or("-");
+            line = format!("K {} {meta} {result}", json(key));
+        }
+    }
+    write!(out, "{:08x} ", crc32fast::hash(line.as_bytes())).expect("writing to a Vec");
+    out.extend_from_slice(line.as_bytes());
     out.push(b'\n');
 }
 
@@ -153,8 +194,7 @@ fn read_lines(bytes: &[u8]) -> (Vec<Change>, usize) {
     let mut changes = Vec::new();
     let mut at = HEADER.len();
     while let Some(len) = bytes[at..].iter().position(|b| *b == b'\n') {
-        let line = &bytes[at..at + len];
-        let Some(change) = read_line(line) else {
+        let Some(change) = read_line(&bytes[at..at + len]) else {
             break;
         };
         changes.push(change);
@@ -164,12 +204,98 @@ fn read_lines(bytes: &[u8]) -> (Vec<Change>, usize) {
 }
 
 fn read_line(line: &[u8]) -> Option<Change> {
-    let (crc, json) = (line.get(..8)?, line.get(9..)?);
+    let (crc, payload) = (line.get(..8)?, line.get(9..)?);
     let crc = u32::from_str_radix(std::str::from_utf8(crc).ok()?, 16).ok()?;
-    if line[8] != b' ' || crc32fast::hash(json) != crc {
+    if line[8] != b' ' || crc32fast::hash(payload) != crc {
         return None;
     }
-    serde_json::from_slice(json).ok()
+    read_change(std::str::from_utf8(payload).ok()?).map(Change)
+}
+
+fn read_change(payload: &str) -> Option<ChangeKind> {
+    match payload.as_bytes().first()? {
+        b'C' if payload.len() == 1 => Some(ChangeKind::Clear),
+        b'R' => {
+            let (table, rest) = json_string(payload.strip_prefix("R ")?)?;
+            let (pk, rest) = json_string(rest.strip_prefix(' ')?)?;
+            let (fetched_at, rest) = rest.strip_prefix(' ')?.split_once(' ')?;
+            let (written_at, rest) = rest.split_once(' ')?;
+            let (expires_at, record) = rest.split_once(' ')?;
+            let record = match record.as_bytes().first()? {
+                b'!' if record.len() == 1 => RecordText::Invalid,
+                b'{' => RecordText::Entity(record.to_owned()),
+                b'[' => RecordText::List(record.to_owned()),
+                _ => return None,
+            };
+            let times = [
+                fetched_at.parse().ok()?,
+                written_at.parse().ok()?,
+                expires_at.parse().ok()?,
+            ];
+            Some(ChangeKind::Row {
+                table,
+                pk,
+                record,
+                times,
+            })
+        }
+        b'K' => {
+            let (key, rest) = json_string(payload.strip_prefix("K ")?)?;
+            let (meta, result) = rest.strip_prefix(' ')?.split_once(' ')?;
+            let meta = match meta {
+                "-" => None,
+                meta => {
+                    let mut parts = meta.split(',');
+                    let mut next = || parts.next();
+                    let (fetched_at, written_at) = (next()?.parse().ok()?, next()?.parse().ok()?);
+                    let expires_at = match next()? {
+                        "-" => None,
+                        e => Some(e.parse().ok()?),
+                    };
+                    let invalidated = match next()? {
+                        "0" => false,
+                        "1" => true,
+                        _ => return None,
+                    };
+                    Some(KeyMeta {
+                        fetched_at,
+                        written_at,
+                        expires_at,
+                        invalidated,
+                    })
+                }
+            };
+            let result = (result != "-").then(|| result.to_owned());
+            Some(ChangeKind::Key { key, result, meta })
+        }
+        _ => None,
+    }
+}
+
+/// The JSON string at the start of `s`, unescaped, and what follows it.
+fn json_string(s: &str) -> Option<(String, &str)> {
+    let bytes = s.as_bytes();
+    if bytes.first() != Some(&b'"') {
+        return None;
+    }
+    let (mut at, mut escaped) = (1, false);
+    loop {
+        match *bytes.get(at)? {
+            b'"' => break,
+            b'\\' => {
+                escaped = true;
+                at += 2;
+            }
+            _ => at += 1,
+        }
+    }
+    let token = &s[..=at];
+    let value = if escaped {
+        serde_json::from_str(token).ok()?
+    } else {
+        token[1..at].to_owned()
+    };
+    Some((value, &s[at + 1..]))
 }
 
 #[cfg(test)]
@@ -228,6 +354,33 @@ mod tests {
                 "appends after the cut"
             );
         }
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// R-PERS-3: pks, keys and fields with quotes, backslashes, spaces, newlines and other
+    /// scripts come back exactly: the line format writes them as JSON strings.
+    #[test]
+    fn r_pers_3_hostile_text_comes_back_exactly() {
+        #[derive(Clone, Debug, Default, PartialEq, crate::Entity)]
+        struct Note {
+            #[entity(pk)]
+            name: String,
+            body: String,
+        }
+        let path = temp("hostile");
+        let mut store = Store::new();
+        store.track_changes();
+        for text in ["a \"quoted\" \\ b", "line\nbreak\ttab", "ünï 𝄞 - ! { [", "%2F/%25", " "] {
+            let note = serde_json::json!({ "name": text, "body": text });
+            store
+                .set_response::<Note>(&format!("GET /notes/{text} {{x}}"), &(), &note)
+                .unwrap();
+        }
+        store.invalidate("GET /notes/  {x}");
+        let changes = store.take_changes();
+        let mut log = FilePersister::new(&path);
+        log.save(&changes).unwrap();
+        assert_eq!(FilePersister::new(&path).restore().unwrap(), changes);
         std::fs::remove_file(&path).unwrap();
     }
 

@@ -89,6 +89,13 @@ impl LocalStoragePersister {
                 continue;
             }
             let slot = change.slot();
+            if change.is_removal() {
+                storage
+                    .remove_item(&format!("{}{slot}", self.prefix))
+                    .map_err(|e| failed("localStorage", format!("{e:?}")))?;
+                self.places.remove(&slot);
+                continue;
+            }
             let place = *self.places.entry(slot.clone()).or_insert_with(|| {
                 self.next += 1;
                 self.next

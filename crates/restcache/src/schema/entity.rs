@@ -148,8 +148,9 @@ pub mod entity_impl {
 
     pub fn register<E: Entity>(registry: &mut Registry) {
         if registry.visit(E::KEY, TypeId::of::<E>(), type_name::<E>()) {
-            let row = |json: &Value| E::Row::from_json(json).map(|row| Box::new(row) as Box<dyn Row>);
-            registry.decoder(E::KEY, Decoder::Row(row));
+            let json = |json: &Value| E::Row::from_json(json).map(|row| Box::new(row) as Box<dyn Row>);
+            let text = |text: &str| E::Row::from_json_text(text).map(|row| Box::new(row) as Box<dyn Row>);
+            registry.decoder(E::KEY, Decoder::Row { json, text });
             E::register_nested(registry);
         }
     }

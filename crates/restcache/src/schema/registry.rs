@@ -14,8 +14,11 @@ use crate::tables::List;
 /// is not such a record.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Decoder {
-    /// An entity table's rows.
-    Row(fn(&Value) -> Option<Box<dyn Row>>),
+    /// An entity table's rows, from a `Value` or from JSON text.
+    Row {
+        json: fn(&Value) -> Option<Box<dyn Row>>,
+        text: fn(&str) -> Option<Box<dyn Row>>,
+    },
     /// A collection table's lists.
     List(fn(&Value) -> Option<Box<dyn List>>),
 }

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use super::Store;
-use super::snapshot::{Change, Snapshot};
+use super::change::Change;
 use crate::tables::TableId;
 
 /// The rows and keys touched since the last [`Store::take_changes`], and whether the store was
@@ -65,7 +65,7 @@ impl Store {
             let Some((pk, slot)) = self.tables.table(table).rows.get_index(row as usize) else {
                 continue;
             };
-            changes.push(Change::row(name, Snapshot::row(pk.as_str(), slot)));
+            changes.push(Change::row(name, pk.as_str(), slot));
         }
         let mut seen_keys = HashSet::with_capacity(keys.len());
         for key in keys {

@@ -4,6 +4,7 @@
 //! committed state and then committed in one step (R-NORM-2); reads are memoized per key and
 //! return the same `Arc` until something they depend on changes (R-READ-5).
 
+mod change;
 mod journal;
 mod layers;
 mod read;
@@ -12,7 +13,11 @@ mod simd_parse;
 mod snapshot;
 mod write;
 
-pub use self::snapshot::{Change, Schemas, Snapshot};
+pub use self::change::Change;
+// The log file's own line format reads and writes changes' parts (`persist/file.rs`).
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) use self::change::{ChangeKind, KeyMeta, RecordText};
+pub use self::snapshot::{Schemas, Snapshot};
 pub use self::write::ResponseValue;
 pub(crate) use self::write::{Detached, syntax_error};
 

@@ -8,7 +8,6 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
-use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -20,7 +19,7 @@ use crate::schema::{Decoder, Registry, Schema};
 use crate::tables::{EntityMeta, Record, RowMeta, Slot, Stamp, TableId, Tables};
 
 /// The snapshot format this version writes and reads.
-const FORMAT: u32 = 1;
+pub(super) const FORMAT: u32 = 1;
 
 /// A store's state as serde data: what [`Store::snapshot`] exports and [`Store::hydrate`]
 /// reads back, in JSON or any self-describing serde format.
@@ -53,33 +52,33 @@ const FORMAT: u32 = 1;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Snapshot {
-    format: u32,
-    tables: Vec<TableSnapshot>,
-    results: Vec<ResultSnapshot>,
-    endpoints: Vec<EndpointSnapshot>,
+    pub(super) format: u32,
+    pub(super) tables: Vec<TableSnapshot>,
+    pub(super) results: Vec<ResultSnapshot>,
+    pub(super) endpoints: Vec<EndpointSnapshot>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct TableSnapshot {
-    name: String,
-    rows: Vec<RowSnapshot>,
+pub(super) struct TableSnapshot {
+    pub name: String,
+    pub rows: Vec<RowSnapshot>,
 }
 
 /// One row; times are wall-clock nanoseconds since the UNIX epoch.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RowSnapshot {
-    pk: String,
-    record: RecordSnapshot,
-    fetched_at: i64,
-    written_at: i64,
-    expires_at: i64,
+    pub pk: String,
+    pub record: RecordSnapshot,
+    pub fetched_at: i64,
+    pub written_at: i64,
+    pub expires_at: i64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-enum RecordSnapshot {
+pub(super) enum RecordSnapshot {
     /// An entity's fields, as its row writes them.
     Entity(Value),
     /// A collection's references.
@@ -90,20 +89,20 @@ enum RecordSnapshot {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ResultSnapshot {
-    key: String,
-    value: Value,
+pub(super) struct ResultSnapshot {
+    pub key: String,
+    pub value: Value,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct EndpointSnapshot {
-    key: String,
-    fetched_at: i64,
-    written_at: i64,
+pub(super) struct EndpointSnapshot {
+    pub key: String,
+    pub fetched_at: i64,
+    pub written_at: i64,
     /// `None`: expired.
-    expires_at: Option<i64>,
-    invalidated: bool,
+    pub expires_at: Option<i64>,
+    pub invalidated: bool,
 }
 
 impl Snapshot {
@@ -169,7 +168,7 @@ impl fmt::Debug for Schemas {
 }
 
 /// A key's meta as a snapshot holds it; `None` for the meta of a failed fetch, which is left out.
-fn endpoint(key: &str, m: &EndpointMeta) -> Option<EndpointSnapshot> {
+pub(super) fn endpoint(key: &str, m: &EndpointMeta) -> Option<EndpointSnapshot> {
     let at = |i| Stamp::of(i).wall_nanos();
     m.error.is_none().then(|| EndpointSnapshot {
         key: key.to_owned(),
@@ -195,162 +194,9 @@ impl Snapshot {
             expires_at: slot.meta.expires_at.wall_nanos(),
         }
     }
-
-    /// The snapshot replayed from `changes`, oldest first (R-PERS-1): a later change of a row
-    /// or key replaces an earlier one, a key with neither result nor meta is removed, and a
-    /// `Clear` removes everything before it. Tables and rows keep the order they first
-    /// appeared in.
-    ///
-    /// ```
-    /// use restcache::store::Snapshot;
-    /// let store = restcache::Store::new();
-    /// assert_eq!(Snapshot::from_changes(store.snapshot().changes()), store.snapshot());
-    /// ```
-    pub fn from_changes(changes: impl IntoIterator<Item = Change>) -> Snapshot {
-        let mut tables: IndexMap<String, IndexMap<String, RowSnapshot>> = IndexMap::new();
-        let mut keys: IndexMap<String, (Option<Value>, Option<EndpointSnapshot>)> = IndexMap::new();
-        for Change(change) in changes {
-            match change {
-                ChangeKind::Clear => {
-                    tables.clear();
-                    keys.clear();
-                }
-                ChangeKind::Row { table, row } => {
-                    tables.entry(table).or_default().insert(row.pk.clone(), row);
-                }
-                ChangeKind::Key { key, result, meta } => match (result, meta) {
-                    (None, None) => {
-                        keys.shift_remove(&key);
-                    }
-                    kept => {
-                        keys.insert(key, kept);
-                    }
-                },
-            }
-        }
-        let mut results = Vec::new();
-        let mut endpoints = Vec::new();
-        for (key, (result, meta)) in keys {
-            if let Some(value) = result {
-                results.push(ResultSnapshot {
-                    key: key.clone(),
-                    value,
-                });
-            }
-            endpoints.extend(meta);
-        }
-        Snapshot {
-            format: FORMAT,
-            tables: tables
-                .into_iter()
-                .map(|(name, rows)| TableSnapshot {
-                    name,
-                    rows: rows.into_values().collect(),
-                })
-                .collect(),
-            results,
-            endpoints,
-        }
-    }
-
-    /// The snapshot as changes that [`from_changes`](Self::from_changes) replays into it: a
-    /// `Clear`, then each row, then each key. What a persister compacts its log to.
-    pub fn changes(&self) -> Vec<Change> {
-        let mut changes = vec![Change::clear()];
-        for t in &self.tables {
-            changes.extend(t.rows.iter().map(|row| Change::row(&t.name, row.clone())));
-        }
-        let mut keys: IndexMap<&str, (Option<Value>, Option<EndpointSnapshot>)> = IndexMap::new();
-        for r in &self.results {
-            keys.entry(&r.key).or_default().0 = Some(r.value.clone());
-        }
-        for e in &self.endpoints {
-            keys.entry(&e.key).or_default().1 = Some(e.clone());
-        }
-        for (key, (result, meta)) in keys {
-            changes.push(Change(ChangeKind::Key {
-                key: key.to_owned(),
-                result,
-                meta,
-            }));
-        }
-        changes
-    }
 }
 
-/// One change of a store's state, as a persister saves it (R-PERS-1): a row written, a key's
-/// result and meta written or removed, or everything cleared. Serde data, like a
-/// [`Snapshot`]; [`slot`](Self::slot) names what it overwrites.
-///
-/// ```
-/// use restcache::store::{Change, Snapshot};
-/// let changes = restcache::Store::new().snapshot().changes();
-/// let text = serde_json::to_string(&changes).unwrap();
-/// let back: Vec<Change> = serde_json::from_str(&text).unwrap();
-/// assert_eq!(back, changes);
-/// assert_eq!(back[0].slot(), "clear");
-/// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Change(ChangeKind);
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-enum ChangeKind {
-    Clear,
-    Row {
-        table: String,
-        row: RowSnapshot,
-    },
-    Key {
-        key: String,
-        result: Option<Value>,
-        meta: Option<EndpointSnapshot>,
-    },
-}
-
-impl Change {
-    pub(super) fn clear() -> Change {
-        Change(ChangeKind::Clear)
-    }
-
-    pub(super) fn row(table: &str, row: RowSnapshot) -> Change {
-        Change(ChangeKind::Row {
-            table: table.to_owned(),
-            row,
-        })
-    }
-
-    pub(super) fn key(key: &str, result: Option<&StoredResult>, meta: Option<&EndpointMeta>) -> Change {
-        Change(ChangeKind::Key {
-            key: key.to_owned(),
-            result: result.map(|r| r.value.json()),
-            meta: meta.and_then(|m| endpoint(key, m)),
-        })
-    }
-
-    /// What the change overwrites: a later change with the same slot replaces this one, so a
-    /// key-value backend can keep one entry per slot. `"clear"` clears every slot.
-    pub fn slot(&self) -> String {
-        match &self.0 {
-            ChangeKind::Clear => "clear".to_owned(),
-            ChangeKind::Row { table, row } => format!("row/{}/{}", escape(table), escape(&row.pk)),
-            ChangeKind::Key { key, .. } => format!("key/{}", escape(key)),
-        }
-    }
-
-    /// Whether this change clears every slot.
-    pub fn is_clear(&self) -> bool {
-        matches!(self.0, ChangeKind::Clear)
-    }
-}
-
-/// `/` and `%` percent-encoded, so a slot's parts never run into each other.
-fn escape(part: &str) -> String {
-    part.replace('%', "%25").replace('/', "%2F")
-}
-
-fn invalid(reason: impl Into<String>) -> Error {
+pub(super) fn invalid(reason: impl Into<String>) -> Error {
     Error::InvalidSnapshot { reason: reason.into() }
 }
 
@@ -377,7 +223,8 @@ impl Store {
                     .collect(),
             })
             .collect();
-        let results = self
+        // Keys in the order of their text: a map of keys has no order of its own to keep.
+        let mut results: Vec<ResultSnapshot> = self
             .results
             .iter()
             .map(|(key, r)| ResultSnapshot {
@@ -385,7 +232,9 @@ impl Store {
                 value: r.value.json(),
             })
             .collect();
-        let endpoints = self.meta.iter().filter_map(|(key, m)| endpoint(key, m)).collect();
+        results.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut endpoints: Vec<EndpointSnapshot> = self.meta.iter().filter_map(|(key, m)| endpoint(key, m)).collect();
+        endpoints.sort_by(|a, b| a.key.cmp(&b.key));
         Snapshot {
             format: FORMAT,
             tables,
@@ -430,26 +279,21 @@ impl Store {
     pub(crate) fn read_snapshot(snapshot: Snapshot, schemas: &Schemas) -> Result<Hydrated, Error> {
         let Snapshot {
             format,
-            tables: table_snapshots,
-            results: result_snapshots,
+            tables,
+            results,
             endpoints,
         } = snapshot;
         if format != FORMAT {
             return Err(invalid(format!("format {format}; this version reads format {FORMAT}")));
         }
-        schemas.registry.check()?;
-        let mut tables = Tables::default();
+        let mut replay = Replay::new(schemas)?;
         let mut names = HashSet::new();
-        for TableSnapshot { name, rows } in table_snapshots {
-            let Some((name, decoder)) = schemas.registry.table(&name) else {
-                return Err(invalid(format!("no schema given holds the table {name:?}")));
-            };
+        for TableSnapshot { name, rows } in tables {
+            let (name, decoder) = replay.table(&name)?;
             if !names.insert(name) {
                 return Err(invalid(format!("the table {name:?} appears twice")));
             }
-            let (_, table) = tables.get_or_create(name);
-            table.rows.reserve(rows.len());
-            let mut meta: Option<Arc<EntityMeta>> = None;
+            replay.reserve(name, rows.len());
             for row in rows {
                 let RowSnapshot {
                     pk,
@@ -458,66 +302,24 @@ impl Store {
                     written_at,
                     expires_at,
                 } = row;
-                if pk.is_empty() {
-                    return Err(invalid(format!("a row of {name:?} has an empty pk")));
-                }
-                if table.rows.contains_key(&pk) {
-                    return Err(invalid(format!("the pk {pk:?} appears twice in {name:?}")));
-                }
                 let record =
                     read_record(record, decoder).map_err(|why| invalid(format!("row {pk:?} of {name:?} {why}")))?;
-                let row_meta = EntityMeta {
-                    fetched_at: Stamp::from_wall_nanos(fetched_at),
-                    written_at: Stamp::from_wall_nanos(written_at),
-                    expires_at: Stamp::from_wall_nanos(expires_at),
-                };
-                // Consecutive rows of one write share its meta, as they did when written.
-                let shared = match meta.take() {
-                    Some(m) if *m == row_meta => m,
-                    _ => Arc::new(row_meta),
-                };
-                table.rows.insert(
-                    pk,
-                    Slot {
-                        record,
-                        meta: RowMeta::of(&shared),
-                        version: 0,
-                    },
-                );
-                meta = Some(shared);
+                replay.row(name, pk, record, [fetched_at, written_at, expires_at], false)?;
             }
         }
-        let mut results = KeyMap::default();
-        for ResultSnapshot { key, value } in result_snapshots {
+        for ResultSnapshot { key, value } in results {
             if let Some(at) = too_deep(&value, 0) {
                 dispose(value);
                 return Err(invalid(format!(
                     "the result of {key:?} nests deeper than {MAX_INPUT_DEPTH} levels at {at:?}"
                 )));
             }
-            let value: Arc<dyn crate::refs::AnyStored> = Arc::new(value);
-            if results
-                .insert(key.clone(), StoredResult { value, version: 0 })
-                .is_some()
-            {
-                return Err(invalid(format!("the key {key:?} has two results")));
-            }
+            replay.result(key, value, false)?;
         }
-        let mut meta = KeyMap::default();
         for e in endpoints {
-            let at = |nanos: i64| Stamp::from_wall_nanos(nanos).instant();
-            let m = EndpointMeta {
-                fetched_at: at(e.fetched_at),
-                written_at: at(e.written_at),
-                expires_at: e.expires_at.map(at),
-                error: None,
-                invalidated: e.invalidated,
-            };
-            if meta.insert(e.key.clone(), m).is_some() {
-                return Err(invalid(format!("the key {:?} has two metas", e.key)));
-            }
+            replay.meta(e, false)?;
         }
-        Ok(Hydrated { tables, results, meta })
+        Ok(replay.finish())
     }
 
     /// Replaces the store's state with `hydrated`, each record and result at a new version.
@@ -552,6 +354,132 @@ impl Store {
     }
 }
 
+/// A store's state being read back, from a snapshot or from a persister's changes, apart from
+/// any store: [`finish`](Self::finish) gives it to [`Store::install`].
+pub(super) struct Replay<'s> {
+    registry: &'s Registry,
+    tables: Tables,
+    results: KeyMap<StoredResult>,
+    meta: KeyMap<EndpointMeta>,
+    /// The meta of the row read last: consecutive rows of one write share it, as they did.
+    last: Option<Arc<EntityMeta>>,
+}
+
+impl<'s> Replay<'s> {
+    pub fn new(schemas: &'s Schemas) -> Result<Self, Error> {
+        schemas.registry.check()?;
+        Ok(Replay {
+            registry: &schemas.registry,
+            tables: Tables::default(),
+            results: KeyMap::default(),
+            meta: KeyMap::default(),
+            last: None,
+        })
+    }
+
+    /// The table `name` of the schemas, and how its records read back.
+    pub fn table(&self, name: &str) -> Result<(&'static str, Decoder), Error> {
+        self.registry
+            .table(name)
+            .ok_or_else(|| invalid(format!("no schema given holds the table {name:?}")))
+    }
+
+    pub fn reserve(&mut self, table: &'static str, rows: usize) {
+        self.tables.get_or_create(table).1.rows.reserve(rows);
+    }
+
+    /// Sets row `pk` of `table`; a row already read is an error, or with `replace` is replaced
+    /// where it stands.
+    pub fn row(
+        &mut self,
+        table: &'static str,
+        pk: String,
+        record: Record,
+        times: [i64; 3],
+        replace: bool,
+    ) -> Result<(), Error> {
+        if pk.is_empty() {
+            return Err(invalid(format!("a row of {table:?} has an empty pk")));
+        }
+        let [fetched_at, written_at, expires_at] = times.map(Stamp::from_wall_nanos);
+        let meta = EntityMeta {
+            fetched_at,
+            written_at,
+            expires_at,
+        };
+        let meta = match self.last.take() {
+            Some(m) if *m == meta => m,
+            _ => Arc::new(meta),
+        };
+        let slot = Slot {
+            record,
+            meta: RowMeta::of(&meta),
+            version: 0,
+        };
+        self.last = Some(meta);
+        let rows = &mut self.tables.get_or_create(table).1.rows;
+        let mut new = Some(slot);
+        let (_, stored, added) = rows.get_or_insert_with(pk.as_str(), || new.take().expect("made once"));
+        match new {
+            Some(slot) if replace => *stored = slot,
+            Some(_) => return Err(invalid(format!("the pk {pk:?} appears twice in {table:?}"))),
+            None => debug_assert!(added),
+        }
+        Ok(())
+    }
+
+    /// Sets the result of `key`; a second is an error, or with `replace` replaces the first.
+    pub fn result(&mut self, key: String, value: Value, replace: bool) -> Result<(), Error> {
+        let value: Arc<dyn crate::refs::AnyStored> = Arc::new(value);
+        let twice = self
+            .results
+            .insert(key.clone(), StoredResult { value, version: 0 })
+            .is_some();
+        if twice && !replace {
+            return Err(invalid(format!("the key {key:?} has two results")));
+        }
+        Ok(())
+    }
+
+    /// Sets the meta of a key; a second is an error, or with `replace` replaces the first.
+    pub fn meta(&mut self, e: EndpointSnapshot, replace: bool) -> Result<(), Error> {
+        let at = |nanos: i64| Stamp::from_wall_nanos(nanos).instant();
+        let m = EndpointMeta {
+            fetched_at: at(e.fetched_at),
+            written_at: at(e.written_at),
+            expires_at: e.expires_at.map(at),
+            error: None,
+            invalidated: e.invalidated,
+        };
+        if self.meta.insert(e.key.clone(), m).is_some() && !replace {
+            return Err(invalid(format!("the key {:?} has two metas", e.key)));
+        }
+        Ok(())
+    }
+
+    /// Removes the result and meta of `key`.
+    pub fn remove_key(&mut self, key: &str) {
+        self.results.shift_remove(key);
+        self.meta.shift_remove(key);
+    }
+
+    /// Removes everything read so far.
+    pub fn clear(&mut self) {
+        self.tables = Tables::default();
+        self.results.clear();
+        self.meta.clear();
+        self.last = None;
+    }
+
+    pub fn finish(self) -> Hydrated {
+        Hydrated {
+            tables: self.tables,
+            results: self.results,
+            meta: self.meta,
+        }
+    }
+}
+
 /// A record from its snapshot, by its table's decoder; the error says why it does not read back.
 fn read_record(record: RecordSnapshot, decoder: Decoder) -> Result<Record, String> {
     // A value too deep to walk is dropped without recursion.
@@ -564,7 +492,7 @@ fn read_record(record: RecordSnapshot, decoder: Decoder) -> Result<Record, Strin
     };
     match (record, decoder) {
         (RecordSnapshot::Invalid, _) => Ok(Record::Invalid),
-        (RecordSnapshot::Entity(json), Decoder::Row(decode)) => {
+        (RecordSnapshot::Entity(json), Decoder::Row { json: decode, .. }) => {
             let json = check(json)?;
             decode(&json)
                 .map(Record::Entity)
@@ -577,6 +505,6 @@ fn read_record(record: RecordSnapshot, decoder: Decoder) -> Result<Record, Strin
                 .ok_or_else(|| "is not a list of its collection's references".to_owned())
         }
         (RecordSnapshot::Entity(_), Decoder::List(_)) => Err("is an entity in a collection table".to_owned()),
-        (RecordSnapshot::List(_), Decoder::Row(_)) => Err("is a list in an entity table".to_owned()),
+        (RecordSnapshot::List(_), Decoder::Row { .. }) => Err("is a list in an entity table".to_owned()),
     }
 }
