@@ -252,3 +252,20 @@ fn refused_without_writing<S: restcache::schema::Schema>(
         assert_eq!(store.inspect(), before, "{bad}: nothing written");
     }
 }
+
+#[test]
+fn r_col_8_move_to_front_puts_the_entity_first_in_the_lists_it_joins() {
+    let mut store = stored();
+    store
+        .set_response::<MoveToFront<Tasks>>(
+            "PATCH /tasks/a",
+            &json!({"id": "a"}),
+            &json!({"id": "a", "userId": "u2"}),
+        )
+        .unwrap();
+    assert_eq!(
+        lists(&store),
+        ids(&[&["a", "b", "c"], &["b"], &["b"], &["a", "c"]]),
+        "it leaves u1's lists as a move does, and joins u2's at its start"
+    );
+}

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use super::hooks::{DefaultHooks, EndpointHooks};
 use super::retry::Retry;
 use crate::error::Error;
-use crate::schema::{CollectionPolicy, ListSchema, Move, Page, Push, Remove, Schema, Unshift};
+use crate::schema::{CollectionPolicy, ListSchema, Move, MoveToFront, Page, Push, Remove, Schema, Unshift};
 use crate::store::{DEFAULT_DATA_EXPIRY, DEFAULT_ERROR_EXPIRY, Optimistic, args_map};
 
 /// The body type of an endpoint that declares none: any `Serialize` value is accepted.
@@ -524,11 +524,31 @@ impl<L: ListSchema, B, G> RestEndpoint<L, B, G> {
     /// # Ok::<(), restcache::Error>(())
     /// ```
     pub fn move_item(&self) -> RestEndpoint<Move<L>, B> {
+        self.mover("move_item")
+    }
+
+    /// [`move_item`](Self::move_item), with the lists the entity joins taking it at their start.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use restcache::rest::{Resource, ResourceOptions};
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64 }
+    /// let todos = Resource::<Todo>::new(ResourceOptions { path: "/todos/:id".into(), ..Default::default() })?;
+    /// assert_eq!(todos.get_list().move_item_to_front().name(), "Todo.get_list.move_item_to_front");
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
+    pub fn move_item_to_front(&self) -> RestEndpoint<MoveToFront<L>, B> {
+        self.mover("move_item_to_front")
+    }
+
+    /// `PATCH` to the item's path (the move path), as member `name`.
+    fn mover<S2: Schema>(&self, name: &str) -> RestEndpoint<S2, B> {
         let mut cfg = (*self.cfg).clone();
         if let Some(path) = cfg.move_path.take() {
             cfg.path = path;
         }
-        RestEndpoint::<L, B, G>::from_config(cfg).derived(Method::PATCH, "move_item", Some(Optimistic::Move))
+        RestEndpoint::<L, B, G>::from_config(cfg).derived(Method::PATCH, name, Some(Optimistic::Move))
     }
 }
 

@@ -302,8 +302,9 @@ fn join_lists_of<'de, L: ListSchema, D: Deserializer<'de>>(
         return Err(invalid(None, "the entity matches no variant"));
     }
     let kind = match kind {
-        JoinKind::Move { .. } => JoinKind::Move {
+        JoinKind::Move { join, .. } => JoinKind::Move {
             row: L::Item::row_of(&r).map(|(table, pk)| (table, pk.to_owned())),
+            join,
         },
         kind => kind,
     };
@@ -370,8 +371,12 @@ pub(crate) enum JoinKind {
     Edit(ListEdit),
     /// move: the collections whose key accepted the entity before the write lose it, those
     /// whose key accepts it after gain it at their end (R-COL-8). `row` is the entity's table
-    /// and pk, whose fields before and after the write are compared.
-    Move { row: Option<(&'static str, String)> },
+    /// and pk, whose fields before and after the write are compared; `join` how a list it joins
+    /// takes it (at its end, or at its start).
+    Move {
+        row: Option<(&'static str, String)>,
+        join: ListEdit,
+    },
 }
 
 /// The entity of a push, unshift, remove or move and what it does to the collections of its
@@ -410,7 +415,9 @@ impl Join {
             _ => None,
         };
         let (before, after) = match &self.kind {
-            JoinKind::Move { row: Some((table, pk)) } => {
+            JoinKind::Move {
+                row: Some((table, pk)), ..
+            } => {
                 let before = fields(tables.find(table, pk).map(|(_, _, slot)| slot));
                 let after = fields(pending.row(table, pk));
                 (before, after)
@@ -427,14 +434,14 @@ impl Join {
             };
             let edit = match &self.kind {
                 JoinKind::Edit(edit) => accepts(&filter, &[args, body], non_filter).then_some(*edit),
-                JoinKind::Move { .. } => {
+                JoinKind::Move { join, .. } => {
                     let old = before.as_ref();
                     let new = after.as_ref().unwrap_or(&empty);
                     let was = old.is_some_and(|old| accepts(&filter, &[old, args], non_filter));
                     let is = accepts(&filter, &[new, body, old.unwrap_or(&empty), args], non_filter);
                     match (was, is) {
                         (true, false) => Some(ListEdit::Remove),
-                        (false, true) => Some(ListEdit::Append),
+                        (false, true) => Some(*join),
                         _ => None,
                     }
                 }
@@ -527,6 +534,26 @@ pub struct Remove<L>(PhantomData<fn() -> L>);
 /// ```
 pub struct Move<L>(PhantomData<fn() -> L>);
 
+/// [`Move`], with the lists the entity joins taking it at their start: the schema of
+/// `get_list().move_item_to_front()` (Data Client's `moveWith(unshift)`, R-COL-8).
+///
+/// ```
+/// use restcache::prelude::*;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct Todo { #[entity(pk)] id: u64, done: bool }
+/// type Todos = Collection<Vec<Todo>>;
+///
+/// let mut store = Store::new();
+/// store.set_response::<Todos>("GET /todos?done=true", &json!({"done": true}), &json!([{"id": 2, "done": true}]))?;
+/// store.set_response::<MoveToFront<Todos>>("PATCH /todos/1", &json!({"id": 1}), &json!({"id": 1, "done": true}))?;
+/// let done = store.get_response::<Todos>("GET /todos?done=true", &json!({"done": true}))?.data.unwrap();
+/// assert_eq!(done.iter().map(|t| t.id).collect::<Vec<_>>(), [1, 2]);
+/// # Ok::<(), restcache::Error>(())
+/// ```
+pub struct MoveToFront<L>(PhantomData<fn() -> L>);
+
 macro_rules! list_member {
     ($name:ident, $kind:expr) => {
         impl<L: ListSchema> Schema for $name<L> {
@@ -554,7 +581,20 @@ macro_rules! list_member {
 list_member!(Push, JoinKind::Edit(ListEdit::Append));
 list_member!(Unshift, JoinKind::Edit(ListEdit::Prepend));
 list_member!(Remove, JoinKind::Edit(ListEdit::Remove));
-list_member!(Move, JoinKind::Move { row: None });
+list_member!(
+    Move,
+    JoinKind::Move {
+        row: None,
+        join: ListEdit::Append
+    }
+);
+list_member!(
+    MoveToFront,
+    JoinKind::Move {
+        row: None,
+        join: ListEdit::Prepend
+    }
+);
 
 impl<L: ListSchema> Schema for Page<L> {
     type Output = L::Output;

@@ -37,8 +37,8 @@ use serde_json::Value;
 
 pub use self::all::All;
 pub use self::collection::{
-    Collection, CollectionInfo, CollectionPolicy, DefaultCollectionPolicy, ListSchema, Move, Page, Push, Remove,
-    Unshift, collection_pk,
+    Collection, CollectionInfo, CollectionPolicy, DefaultCollectionPolicy, ListSchema, Move, MoveToFront, Page, Push,
+    Remove, Unshift, collection_pk,
 };
 pub(crate) use self::entity::normalize_entity as entity_normalize;
 pub use self::entity::{Entity, EntitySchema, entity_impl};
