@@ -9,6 +9,7 @@ mod bad_input;
 mod collection;
 mod collection_edits;
 mod invalidate;
+mod map_collections;
 mod normalize;
 mod read;
 mod snapshot;

@@ -120,8 +120,8 @@ pub mod prelude {
     pub use crate::controller::ReadStatus;
     pub use crate::rest::{Resource, ResourceOptions, RestEndpoint};
     pub use crate::schema::{
-        All, Collection, CollectionPolicy, Invalidate, ListSchema, Move, MoveToFront, Page, Push, Remove, Unshift,
-        Values,
+        All, Assign, Collection, CollectionPolicy, Invalidate, ListSchema, Move, MoveToFront, Page, Push, Remove,
+        Unshift, Values,
     };
     pub use crate::store::{Cached, ExpiryStatus, Store};
     pub use crate::{Controller, Entity, Error, Schema, Union, params, resource};

@@ -5,7 +5,7 @@
 //! `(table, row, version)` dependencies without cloning any key.
 
 use std::any::Any;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::ops::Deref;
@@ -115,6 +115,8 @@ pub(crate) enum ListEdit {
     Prepend,
     /// Removes the references from it (remove, and move out of a list).
     Remove,
+    /// Sets the entries of a map (assign): each key takes its reference, the other keys stay.
+    Assign,
 }
 
 impl<R: Member> PartialEq for Members<R> {
@@ -143,7 +145,7 @@ impl<R: Member> List for Members<R> {
             return false;
         };
         match edit {
-            ListEdit::Append => self.add(incoming.refs, false),
+            ListEdit::Append | ListEdit::Assign => self.add(incoming.refs, false),
             ListEdit::Prepend => self.add(incoming.refs, true),
             ListEdit::Remove => self.remove(&incoming.refs),
         }
@@ -159,6 +161,100 @@ impl<R: Member> List for Members<R> {
 
     fn json(&self) -> Value {
         serde_json::to_value(&self.refs).unwrap_or(Value::Null)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+/// A map collection's record (`Collection<Values<_>>`): its references by key, in key order.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Entries<R: Member> {
+    map: BTreeMap<String, R>,
+}
+
+impl<R: Member> Entries<R> {
+    pub fn new(map: BTreeMap<String, R>) -> Self {
+        Entries { map }
+    }
+
+    /// The entries, in key order.
+    pub fn map(&self) -> &BTreeMap<String, R> {
+        &self.map
+    }
+}
+
+/// The key a reference takes in a map it joins: its pk (the text of its JSON form).
+fn key_of<R: Member>(r: &R) -> String {
+    match serde_json::to_value(r) {
+        Ok(Value::String(pk)) => pk,
+        Ok(json) => json.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+impl<R: Member> List for Entries<R> {
+    /// An assign sets the entries of another map; a push, unshift or move adds each reference
+    /// of a list under its pk unless the map holds it; a remove drops every entry whose
+    /// reference it names (R-COL-7..9).
+    fn edit_list(&mut self, incoming: Box<dyn List>, edit: ListEdit) -> bool {
+        let refs: Vec<R> = match incoming.into_any().downcast::<Entries<R>>() {
+            Ok(entries) if edit == ListEdit::Assign => {
+                let mut changed = false;
+                for (k, r) in entries.map {
+                    if self.map.get(&k) != Some(&r) {
+                        self.map.insert(k, r);
+                        changed = true;
+                    }
+                }
+                return changed;
+            }
+            Ok(entries) => entries.map.into_values().collect(),
+            Err(other) => match other.downcast::<Members<R>>() {
+                Ok(members) => members.refs,
+                Err(_) => return false,
+            },
+        };
+        let len = self.map.len();
+        match edit {
+            ListEdit::Remove => {
+                self.map.retain(|_, r| !refs.contains(r));
+                self.map.len() < len
+            }
+            _ => {
+                let held: HashSet<&R> = self.map.values().collect();
+                let new: Vec<(String, R)> = refs
+                    .into_iter()
+                    .filter(|r| !held.contains(r))
+                    .map(|r| (key_of(&r), r))
+                    .collect();
+                let mut changed = false;
+                for (k, r) in new {
+                    if let std::collections::btree_map::Entry::Vacant(e) = self.map.entry(k) {
+                        e.insert(r);
+                        changed = true;
+                    }
+                }
+                changed
+            }
+        }
+    }
+
+    fn eq_list(&self, other: &dyn List) -> bool {
+        other.as_any().downcast_ref::<Entries<R>>().is_some_and(|o| o == self)
+    }
+
+    fn clone_list(&self) -> Box<dyn List> {
+        Box::new(self.clone())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::to_value(&self.map).unwrap_or(Value::Null)
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -14,7 +14,10 @@ use serde_json::{Map, Value};
 use super::hooks::{DefaultHooks, EndpointHooks};
 use super::retry::Retry;
 use crate::error::Error;
-use crate::schema::{CollectionPolicy, ListSchema, Move, MoveToFront, Page, Push, Remove, Schema, Unshift};
+use crate::schema::{
+    Assign, Collection, CollectionPolicy, EntitySchema, ListSchema, Move, MoveToFront, Page, Push, Remove, Schema,
+    Unshift, Values,
+};
 use crate::store::{DEFAULT_DATA_EXPIRY, DEFAULT_ERROR_EXPIRY, Optimistic, args_map};
 
 /// The body type of an endpoint that declares none: any `Serialize` value is accepted.
@@ -549,6 +552,28 @@ impl<L: ListSchema, B, G> RestEndpoint<L, B, G> {
             cfg.path = path;
         }
         RestEndpoint::<L, B, G>::from_config(cfg).derived(Method::PATCH, name, Some(Optimistic::Move))
+    }
+}
+
+impl<T: EntitySchema, P: CollectionPolicy + Default, B, G> RestEndpoint<Collection<Values<T>, P>, B, G> {
+    /// `POST` to this map collection's path with a map of entities; each is stored and set as
+    /// an entry of every matching stored map, under its key (R-COL-9).
+    ///
+    /// ```
+    /// use restcache::prelude::*;
+    /// use restcache::rest::RestEndpoint;
+    ///
+    /// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// struct Todo { #[entity(pk)] id: u64 }
+    ///
+    /// let by_id = RestEndpoint::<Collection<Values<Todo>>>::builder("/todos").build()?;
+    /// let assign = by_id.assign();
+    /// assert_eq!(assign.method(), restcache::Method::POST);
+    /// assert_eq!(assign.url(&())?, "/todos");
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
+    pub fn assign(&self) -> RestEndpoint<Assign<Collection<Values<T>, P>>, B> {
+        self.derived(Method::POST, "assign", None)
     }
 }
 

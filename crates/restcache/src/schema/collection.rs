@@ -11,7 +11,7 @@ use std::ops::{Deref, DerefMut};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use super::normalize::{CollectionMode, Pending, Seg, invalid, list, refuse_other_kinds, with};
+use super::normalize::{CollectionMode, Normalizing, Pending, Seg, invalid, list, refuse_other_kinds, with};
 use super::registry::Decoder;
 use super::{EntityField, EntityRef, EntitySchema, Registry, Schema};
 use crate::json::as_map;
@@ -222,6 +222,17 @@ fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>)
     Ok(out)
 }
 
+/// The pk of the collection being normalized (R-COL-2, R-COL-6), and whether it is nested in
+/// an entity: keyed by the policy's nest key of the entity holding it, if any, else by the args.
+pub(super) fn list_pk<P: CollectionPolicy + Default>(n: &Normalizing) -> (String, bool) {
+    let nested = n.entity_depth > 0;
+    let key = match &n.parent {
+        Some(Value::Object(parent)) if nested => P::default().nest_key(parent).map(Cow::Owned),
+        _ => None,
+    };
+    (collection_pk(&key.unwrap_or(Cow::Borrowed(n.args()))), nested)
+}
+
 impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T>, P> {
     type Output = Vec<T>;
     type Stored = EntityRef;
@@ -232,12 +243,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
     fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
         let refs = list::<T, D>(de)?;
         let pk = with(|n| {
-            let nested = n.entity_depth > 0;
-            let key = match &n.parent {
-                Some(Value::Object(parent)) if nested => P::default().nest_key(parent).map(Cow::Owned),
-                _ => None,
-            };
-            let pk = collection_pk(&key.unwrap_or(Cow::Borrowed(n.args())));
+            let (pk, nested) = list_pk::<P>(n);
             let table = T::collection_key();
             if !nested && n.mode == CollectionMode::Append {
                 // The page's references, each once: the commit appends those the stored list
@@ -308,13 +314,8 @@ fn join_lists_of<'de, L: ListSchema, D: Deserializer<'de>>(
         },
         kind => kind,
     };
-    let join = Join {
-        table: L::Item::collection_key(),
-        item: Box::new(Members::unique(vec![r.clone()])),
-        kind,
-        non_filter: L::collection().map_or(default_non_filter as fn(&str) -> bool, |c| c.non_filter_argument_keys),
-    };
-    with(|n| n.pending.joins.push(join));
+    let item = Box::new(Members::unique(vec![r.clone()]));
+    with(|n| n.pending.joins.push(Join::of::<L>(item, kind)));
     Ok(r)
 }
 
@@ -392,6 +393,17 @@ pub(crate) struct Join {
 }
 
 impl Join {
+    /// `item`'s join of the collections of `L`'s table, as `kind` says.
+    pub(super) fn of<L: ListSchema>(item: Box<dyn List>, kind: JoinKind) -> Join {
+        let info = L::collection();
+        Join {
+            table: info.map_or_else(L::Item::collection_key, |c| c.table),
+            item,
+            kind,
+            non_filter: info.map_or(default_non_filter as fn(&str) -> bool, |c| c.non_filter_argument_keys),
+        }
+    }
+
     /// Adds the edits, as writes of `pending`, to every collection of `tables` it changes.
     /// Lists are found in the committed tables; the entity's fields before the write are read
     /// through the layers, those after it from `pending`.

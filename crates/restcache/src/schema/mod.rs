@@ -18,6 +18,7 @@ mod collection;
 pub(crate) mod denormalize;
 mod entity;
 mod invalidate;
+mod map_collection;
 pub(crate) mod normalize;
 mod object;
 mod object_input;
@@ -43,6 +44,7 @@ pub use self::collection::{
 pub(crate) use self::entity::normalize_entity as entity_normalize;
 pub use self::entity::{Entity, EntitySchema, entity_impl};
 pub use self::invalidate::Invalidate;
+pub use self::map_collection::Assign;
 pub(crate) use self::registry::Decoder;
 pub use self::registry::Registry;
 pub use self::union::Union;

@@ -175,7 +175,12 @@ impl Pending {
 
     /// A collection's new list, replacing the stored one (get_list, R-COL-3).
     pub(crate) fn collection<R: Member>(&mut self, table: &'static str, pk: &str, items: Vec<R>) {
-        self.set(table, pk, Record::List(Box::new(Members::new(items))), None);
+        self.list(table, pk, Box::new(Members::new(items)));
+    }
+
+    /// A collection's new record of any kind (a map's, say), replacing the stored one.
+    pub(crate) fn list(&mut self, table: &'static str, pk: &str, list: Box<dyn List>) {
+        self.set(table, pk, Record::List(list), None);
     }
 
     /// References to add to a stored collection (those it holds are skipped when the batch is

@@ -1,0 +1,170 @@
+//! Collections of maps, `Collection<Values<T>>` (R-COL-9): lists keyed like any collection whose
+//! record is a map of references, and `assign`, which sets entries of the stored ones.
+
+use std::any::TypeId;
+use std::collections::{BTreeMap, HashMap};
+use std::marker::PhantomData;
+use std::sync::{LazyLock, Mutex};
+
+use serde::de::Deserializer;
+use serde_json::Value;
+
+use super::collection::{Join, JoinKind, list_pk};
+use super::denormalize::{DenormalizeCtx, Unresolved};
+use super::normalize::{CollectionMode, with};
+use super::registry::Decoder;
+use super::{
+    Collection, CollectionInfo, CollectionPolicy, EntityField, EntityRef, EntitySchema, ListSchema, Registry, Schema,
+    Values,
+};
+use crate::json::as_map;
+use crate::schema::collection_pk;
+use crate::tables::{Entries, List, ListEdit, Record, Slot};
+
+/// The table of `T`'s map collections: `{K}` beside the `[K]` of its lists. Made once per
+/// entity key and kept for the process, as the entity keys themselves are.
+fn map_table<T: EntitySchema>() -> &'static str {
+    static TABLES: LazyLock<Mutex<HashMap<&'static str, &'static str>>> = LazyLock::new(Default::default);
+    let lists = T::collection_key();
+    let mut tables = TABLES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    tables.entry(lists).or_insert_with(|| {
+        let inner = lists
+            .strip_prefix('[')
+            .and_then(|k| k.strip_suffix(']'))
+            .unwrap_or(lists);
+        Box::leak(format!("{{{inner}}}").into_boxed_str())
+    })
+}
+
+fn read_entries<'s, T: EntitySchema>(
+    slot: &'s Slot,
+    ctx: &mut DenormalizeCtx<'s>,
+) -> Result<BTreeMap<String, T>, Unresolved> {
+    let Record::List(list) = &slot.record else {
+        return Err(Unresolved);
+    };
+    let Some(entries) = list.as_any().downcast_ref::<Entries<T::Stored>>() else {
+        return Ok(BTreeMap::new());
+    };
+    Ok(entries
+        .map()
+        .iter()
+        .filter_map(|(k, r)| Some((k.clone(), T::denormalize(r, ctx).ok()?)))
+        .collect())
+}
+
+/// A map collection's record from its JSON, an object of references (a snapshot's).
+fn decode_entries<T: EntitySchema>(json: &Value) -> Option<Box<dyn List>> {
+    let map = json
+        .as_object()?
+        .iter()
+        .map(|(k, v)| Some((k.clone(), T::from_json(v)?)))
+        .collect::<Option<BTreeMap<_, _>>>()?;
+    Some(Box::new(Entries::new(map)))
+}
+
+/// A map of entities kept in the map-collection table of its item type (R-COL-9):
+/// `Collection<Values<Todo>>` reads as a `BTreeMap<String, Todo>`. A response replaces the
+/// stored map; a page (`get_page`) sets its entries over it; `push`, `unshift`, `remove`,
+/// `move_item` and [`assign`](crate::rest::RestEndpoint::assign) edit the matching ones.
+///
+/// ```
+/// use restcache::prelude::*;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct Todo { #[entity(pk)] id: u64, title: String }
+/// type ById = Collection<Values<Todo>>;
+///
+/// let mut store = Store::new();
+/// store.set_response::<ById>("GET /todos", &(), &json!({"1": {"id": 1, "title": "a"}}))?;
+/// store.set_response::<Assign<ById>>("POST /todos", &(), &json!({"2": {"id": 2, "title": "b"}}))?;
+/// let map = store.get_response::<ById>("GET /todos", &())?.data.unwrap();
+/// assert_eq!(map.keys().collect::<Vec<_>>(), ["1", "2"]);
+/// # Ok::<(), restcache::Error>(())
+/// ```
+impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Values<T>, P> {
+    type Output = BTreeMap<String, T>;
+    type Stored = EntityRef;
+
+    const PARENT: super::ParentUse = super::ParentUse::InEntity.or(T::PARENT);
+
+    fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
+        let map = <Values<T> as Schema>::normalize(de)?;
+        let pk = with(|n| {
+            let (pk, nested) = list_pk::<P>(n);
+            let entries: Box<dyn List> = Box::new(Entries::new(map));
+            if !nested && n.mode == CollectionMode::Append {
+                n.pending.pages.push((map_table::<T>(), pk.clone(), entries.clone()));
+                n.pending.edit_list(map_table::<T>(), &pk, entries, ListEdit::Assign);
+            } else {
+                n.pending.list(map_table::<T>(), &pk, entries);
+            }
+            pk
+        });
+        Ok(EntityRef::from(pk))
+    }
+
+    fn denormalize<'s>(stored: &'s EntityRef, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
+        let (_, _, slot) = ctx.slot(map_table::<T>(), stored.as_str()).ok_or(Unresolved)?;
+        read_entries(slot, ctx)
+    }
+
+    fn from_json(json: &Value) -> Option<EntityRef> {
+        EntityRef::from_json(json)
+    }
+
+    fn query<'s>(ctx: &mut DenormalizeCtx<'s>) -> Option<Result<Self::Output, Unresolved>> {
+        let pk = collection_pk(as_map(ctx.args()));
+        let (_, _, slot) = ctx.slot(map_table::<T>(), &pk)?;
+        Some(read_entries(slot, ctx))
+    }
+
+    fn collection() -> Option<CollectionInfo> {
+        Some(CollectionInfo {
+            table: map_table::<T>(),
+            item: TypeId::of::<T>(),
+            non_filter_argument_keys: |k| P::default().non_filter_argument_keys(k),
+        })
+    }
+
+    fn register(registry: &mut Registry) {
+        registry.decoder(map_table::<T>(), Decoder::List(decode_entries::<T>));
+        T::register(registry);
+    }
+}
+impl<T: EntitySchema, P: CollectionPolicy + Default> EntityField for Collection<Values<T>, P> {}
+
+impl<T: EntitySchema, P: CollectionPolicy + Default> ListSchema for Collection<Values<T>, P> {
+    type Item = T;
+}
+
+/// The schema of `get_list().assign()` on a map collection: a map of entities, each stored, set
+/// as entries of every stored map of their type whose filter accepts the call (R-COL-9): an
+/// entry's key takes its new reference, and the other keys stay.
+pub struct Assign<L>(PhantomData<fn() -> L>);
+
+impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Assign<Collection<Values<T>, P>> {
+    type Output = BTreeMap<String, T>;
+    type Stored = BTreeMap<String, T::Stored>;
+
+    fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<Self::Stored, D::Error> {
+        let map = <Values<T> as Schema>::normalize(de)?;
+        let entries = Box::new(Entries::new(map.clone()));
+        let join = Join::of::<Collection<Values<T>, P>>(entries, JoinKind::Edit(ListEdit::Assign));
+        with(|n| n.pending.joins.push(join));
+        Ok(map)
+    }
+
+    fn denormalize<'s>(stored: &'s Self::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
+        <Values<T> as Schema>::denormalize(stored, ctx)
+    }
+
+    fn from_json(json: &Value) -> Option<Self::Stored> {
+        <Values<T> as Schema>::from_json(json)
+    }
+
+    fn register(registry: &mut Registry) {
+        <Collection<Values<T>, P> as Schema>::register(registry);
+    }
+}
