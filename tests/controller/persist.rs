@@ -137,7 +137,7 @@ async fn r_pers_1_restored_data_goes_stale_on_time_and_refetches() {
 }
 
 #[tokio::test]
-async fn r_pers_1_a_log_that_cannot_be_read_fails_the_build_and_one_of_old_types_starts_empty() {
+async fn r_pers_1_a_log_that_cannot_be_read_fails_the_build_and_rows_of_old_types_are_left_out() {
     let (server, _) = setup().await;
     let path = log_path();
     std::fs::write(&path, b"not a log\n").unwrap();
@@ -147,7 +147,8 @@ async fn r_pers_1_a_log_that_cannot_be_read_fails_the_build_and_one_of_old_types
         .unwrap_err();
     assert!(matches!(err, Error::Persist { .. }), "{err}");
 
-    // A log whose tables the schemas no longer hold: dropped, and the cache starts empty.
+    // A log whose tables the schemas no longer hold: its rows are left out, the key stays (and
+    // reads as missing data, so it refetches).
     std::fs::remove_file(&path).unwrap();
     let first = persisted(&server, FilePersister::new(&path));
     first.suspense(&todos().get(), params! { id: 1 }).await.unwrap();
@@ -160,10 +161,92 @@ async fn r_pers_1_a_log_that_cannot_be_read_fails_the_build_and_one_of_old_types
             .data
             .is_none()
     );
+    let log = std::fs::read_to_string(&path).unwrap();
     assert_eq!(
-        std::fs::read_to_string(&path).unwrap().lines().count(),
-        2,
-        "compacted to the empty state: its header and a clear"
+        log.lines().count(),
+        3,
+        "compacted: its header, a clear and the key (its row left out)"
+    );
+    assert!(!log.contains(" R "), "no row: {log}");
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[tokio::test]
+async fn r_pers_1_an_entity_schema_restores_its_lists_and_unknown_tables_are_left_out() {
+    let (server, _) = setup().await;
+    let path = log_path();
+    let first = persisted(&server, FilePersister::new(&path));
+    first
+        .suspense(&todos().get_list(), params! { userId: "u1" })
+        .await
+        .unwrap();
+    drop(first);
+    let seen = server.requests().len();
+
+    // The entity alone: its lists come back with it.
+    let again = controller_with(&server, |b| {
+        b.persist(FilePersister::new(&path), Schemas::new().with::<Todo>())
+    });
+    let list = again
+        .get_response(&todos().get_list(), params! { userId: "u1" })
+        .unwrap();
+    assert_eq!(list.data.unwrap().len(), 10);
+    assert_eq!(server.requests().len(), seen);
+    drop(again);
+
+    // Schemas that hold none of it: each change is left out, and the build goes on.
+    let other = controller_with(&server, |b| b.persist(FilePersister::new(&path), Schemas::new()));
+    assert!(
+        other
+            .get_response(&todos().get(), params! { id: 1 })
+            .unwrap()
+            .data
+            .is_none()
     );
     std::fs::remove_file(&path).unwrap();
+}
+
+/// Fails its first `save`, then records what it is given.
+#[derive(Clone, Default)]
+struct Flaky {
+    saves: Arc<AtomicUsize>,
+    compacted: Arc<Mutex<Vec<usize>>>,
+}
+
+impl Persister for Flaky {
+    fn restore(&mut self) -> Result<Vec<Change>, Error> {
+        Ok(Vec::new())
+    }
+    fn save(&mut self, _: &[Change]) -> Result<(), Error> {
+        match self.saves.fetch_add(1, Ordering::Relaxed) {
+            0 => Err(Error::Persist { reason: "full".into() }),
+            _ => Ok(()),
+        }
+    }
+    fn compact(&mut self, state: &[Change]) -> Result<(), Error> {
+        self.compacted.lock().push(state.len());
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn r_pers_1_changes_a_save_lost_are_written_by_a_compaction() {
+    let (server, _) = setup().await;
+    let flaky = Flaky::default();
+    let ctrl = persisted(&server, flaky.clone());
+    assert_eq!(
+        *flaky.compacted.lock(),
+        [1],
+        "the build compacts to the empty state: a clear"
+    );
+    ctrl.suspense(&todos().get(), params! { id: 1 }).await.unwrap();
+    assert_eq!(flaky.saves.load(Ordering::Relaxed), 1, "the first save failed");
+    assert_eq!(
+        *flaky.compacted.lock(),
+        [1, 3],
+        "at once compacted to the whole cache: a clear, the todo and its key"
+    );
+    ctrl.suspense(&todos().get(), params! { id: 2 }).await.unwrap();
+    assert_eq!(flaky.saves.load(Ordering::Relaxed), 2, "saves go on");
+    assert_eq!(flaky.compacted.lock().len(), 2);
 }

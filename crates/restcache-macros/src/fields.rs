@@ -778,6 +778,10 @@ pub(crate) fn row_from_json_text(row: &Ident, fields: &[Field]) -> TokenStream {
                 struct #stored {
                     #(#members)*
                 }
+                // Only an object: serde would also fill the struct from an array, by position.
+                if !#text.trim_start().starts_with('{') {
+                    return ::core::option::Option::None;
+                }
                 let #s: #stored = ::restcache::__private::serde_json::from_str(#text).ok()?;
                 ::core::option::Option::Some(#row { #(#moves)* })
             }

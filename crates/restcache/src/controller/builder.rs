@@ -251,15 +251,16 @@ impl ControllerBuilder {
 }
 
 /// The store `persister` holds, read back with `schemas`; what it holds is then compacted to
-/// that state, and the store tracks its changes from there (R-PERS-1). A persisted state that
-/// no longer reads back with `schemas` (the app's types changed) is dropped with a warning, and
-/// the store starts empty.
+/// that state, and the store tracks its changes from there (R-PERS-1). A persisted change that
+/// no longer reads back with `schemas` (the app's types changed) is left out with a warning;
+/// schemas that give one entity key two types fail the build, and nothing is compacted.
 fn restore(persister: &mut dyn Persister, schemas: &Schemas) -> Result<Store, Error> {
     let changes = persister.restore()?;
-    let mut store = Store::new();
     let count = changes.len();
-    if let Err(e) = store.hydrate_changes(changes, schemas) {
-        tracing::warn!(error = %e, "the persisted cache does not read back; starting empty");
+    let mut store = Store::new();
+    let dropped = store.restore_changes(changes, schemas)?;
+    if dropped > 0 {
+        tracing::warn!(dropped, "persisted changes that no longer read back were left out");
     }
     store.track_changes();
     store.take_changes();

@@ -54,7 +54,18 @@ pub(crate) struct Inner {
     /// The `n` of `optimistic-<n>` placeholder pks.
     pub next_placeholder: AtomicU64,
     /// Where the cache's changes are saved, if anywhere (R-PERS-1).
-    pub persister: Option<Mutex<Box<dyn Persister>>>,
+    pub persister: Option<Mutex<Persisting>>,
+}
+
+/// A Controller's persister, and whether changes were lost since it last saved them all.
+pub(crate) struct Persisting {
+    pub persister: Box<dyn Persister>,
+    /// A save failed: the next compaction writes the whole cache.
+    pub lost: bool,
+    /// Changes to let pass before compacting again after a failed compaction, and how many
+    /// the last failure let pass.
+    pub backoff: u32,
+    pub wait: u32,
 }
 
 /// One cheap-to-clone handle on a cache and an HTTP client: fetches members, reads through the
@@ -133,7 +144,14 @@ impl Controller {
                 pollers: Mutex::new(HashMap::new()),
                 next_id: AtomicU64::new(1),
                 next_placeholder: AtomicU64::new(1),
-                persister: persister.map(Mutex::new),
+                persister: persister.map(|persister| {
+                    Mutex::new(Persisting {
+                        persister,
+                        lost: false,
+                        backoff: 0,
+                        wait: 0,
+                    })
+                }),
             }),
         }
     }
@@ -148,22 +166,43 @@ impl Controller {
     /// keeps when it asks (R-PERS-1). The persister's lock is taken before the store's and held
     /// while it writes, so changes are saved in the order they were made; the store's is held
     /// only to take them. A persister that fails is logged: the cache goes on without it.
+    ///
+    /// Changes that fail to save are not lost: the persister is compacted to the whole cache
+    /// instead, at the next change, and after a failed compaction at the 2nd, 4th, 8th… change
+    /// after it (at most every 1,024th), so a persister that keeps failing costs little.
     fn persist(&self) {
-        let Some(persister) = &self.inner.persister else {
+        let Some(persisting) = &self.inner.persister else {
             return;
         };
-        let mut persister = persister.lock();
+        let mut p = persisting.lock();
         let changes = self.inner.store.lock().take_changes();
         if changes.is_empty() {
             return;
         }
-        if let Err(e) = persister.save(&changes) {
-            tracing::warn!(error = %e, "the persister did not save the cache's changes");
+        if !p.lost
+            && let Err(e) = p.persister.save(&changes)
+        {
+            tracing::warn!(error = %e, "the persister did not save the cache's changes; it will be compacted");
+            p.lost = true;
         }
-        if persister.should_compact() {
-            let state = self.inner.store.lock().snapshot().changes();
-            if let Err(e) = persister.compact(&state) {
+        if !(p.lost || p.persister.should_compact()) {
+            return;
+        }
+        if p.wait > 0 {
+            p.wait -= 1;
+            return;
+        }
+        let state = self.inner.store.lock().snapshot().changes();
+        match p.persister.compact(&state) {
+            Ok(()) => {
+                p.lost = false;
+                p.backoff = 0;
+            }
+            Err(e) => {
                 tracing::warn!(error = %e, "the persister did not compact");
+                p.lost = true;
+                p.backoff = (p.backoff * 2).clamp(1, 1_024);
+                p.wait = p.backoff;
             }
         }
     }

@@ -39,8 +39,8 @@ const MIN_GROWTH: usize = 10_000;
 #[derive(Debug)]
 pub struct FilePersister {
     path: PathBuf,
-    /// Open for appending once the log was read.
-    file: Option<File>,
+    /// Open for appending once the log was read, and the log's length: where the next line goes.
+    file: Option<(File, u64)>,
     /// Changes appended since the last compaction, and how many that compaction wrote.
     appended: usize,
     compacted: usize,
@@ -63,7 +63,7 @@ impl FilePersister {
     }
 
     /// Opens the log, reads its changes, and cuts off a last line that a crash left torn.
-    fn open(&mut self) -> Result<(&mut File, Vec<Change>), Error> {
+    fn open(&mut self) -> Result<Vec<Change>, Error> {
         let path = self.path.display();
         let mut file = OpenOptions::new()
             .read(true)
@@ -74,8 +74,10 @@ impl FilePersister {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)
             .map_err(|e| failed(&format!("cannot read {path}"), e))?;
-        let (changes, sound) = if bytes.is_empty() {
-            file.write_all(HEADER)
+        let (changes, sound) = if HEADER.starts_with(&bytes) && bytes.len() < HEADER.len() {
+            // New, or a header a crash cut short: the log starts again.
+            file.set_len(0)
+                .and_then(|()| file.write_all(HEADER))
                 .map_err(|e| failed(&format!("cannot write {path}"), e))?;
             (Vec::new(), HEADER.len())
         } else if bytes.starts_with(HEADER) {
@@ -90,24 +92,37 @@ impl FilePersister {
         }
         self.appended = changes.len();
         self.compacted = 0;
-        Ok((self.file.insert(file), changes))
+        self.file = Some((file, sound as u64));
+        Ok(changes)
     }
 }
 
 impl Persister for FilePersister {
     fn restore(&mut self) -> Result<Vec<Change>, Error> {
-        self.open().map(|(_, changes)| changes)
+        self.open()
     }
 
+    /// Appends the changes' lines in one write. A write that fails is cut back off the log (or,
+    /// if even that fails, the log is read again before the next save, which cuts it off), so
+    /// a torn line never stands before later ones.
     fn save(&mut self, changes: &[Change]) -> Result<(), Error> {
-        let file = match self.file.as_mut() {
-            Some(file) => file,
-            None => self.open()?.0,
-        };
         let mut lines = Vec::new();
-        changes.iter().for_each(|c| write_line(&mut lines, c));
-        file.write_all(&lines)
-            .map_err(|e| failed(&format!("cannot write {}", self.path.display()), e))?;
+        for change in changes {
+            write_line(&mut lines, change)?;
+        }
+        if self.file.is_none() {
+            self.open()?;
+        }
+        let Some((file, len)) = self.file.as_mut() else {
+            return Err(failed(&format!("{}", self.path.display()), "not open"));
+        };
+        if let Err(e) = file.write_all(&lines) {
+            if file.set_len(*len).is_err() {
+                self.file = None;
+            }
+            return Err(failed(&format!("cannot write {}", self.path.display()), e));
+        }
+        *len += lines.len() as u64;
         self.appended += changes.len();
         Ok(())
     }
@@ -118,7 +133,11 @@ impl Persister for FilePersister {
         tmp.push(".compacting");
         let tmp = PathBuf::from(tmp);
         let mut bytes = HEADER.to_vec();
-        state.iter().for_each(|c| write_line(&mut bytes, c));
+        for change in state {
+            write_line(&mut bytes, change)?;
+        }
+        // Whatever happens next, the handle on the old log is not written to again.
+        self.file = None;
         let written = File::create(&tmp)
             .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_all()))
             .and_then(|()| std::fs::rename(&tmp, &self.path));
@@ -127,7 +146,7 @@ impl Persister for FilePersister {
             .append(true)
             .open(&self.path)
             .map_err(|e| failed(&format!("cannot open {path}"), e))?;
-        self.file = Some(file);
+        self.file = Some((file, bytes.len() as u64));
         self.appended = 0;
         self.compacted = state.len();
         Ok(())
@@ -146,8 +165,9 @@ impl Persister for FilePersister {
 /// - `K <key> <meta> <result>` (a key; its meta `-` or `<fetched_at>,<written_at>,<expires_at or ->,<0 or 1>`
 ///   (invalidated), its result `-` or its JSON text).
 ///
-/// None of it holds a raw newline: JSON text escapes newlines in strings.
-fn write_line(out: &mut Vec<u8>, change: &Change) {
+/// None of it holds a raw newline: JSON text escapes newlines in strings. A record text with
+/// one (made by hand, not by a store) is refused, as it would end its line early.
+fn write_line(out: &mut Vec<u8>, change: &Change) -> Result<(), Error> {
     let mut line = String::new();
     let json = |s: &str| serde_json::to_string(s).expect("a string is JSON");
     match &change.0 {
@@ -183,9 +203,13 @@ fn write_line(out: &mut Vec<u8>, change: &Change) {
             line = format!("K {} {meta} {result}", json(key));
         }
     }
+    if line.contains('\n') {
+        return Err(failed("a change to save", "its JSON text holds a raw newline"));
+    }
     write!(out, "{:08x} ", crc32fast::hash(line.as_bytes())).expect("writing to a Vec");
     out.extend_from_slice(line.as_bytes());
     out.push(b'\n');
+    Ok(())
 }
 
 /// The changes of a log's lines after its header, up to the first line that is cut short,
@@ -398,6 +422,26 @@ mod tests {
         bytes[flip] ^= 0x01;
         std::fs::write(&path, &bytes).unwrap();
         assert_eq!(FilePersister::new(&path).restore().unwrap(), all[..1]);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// R-PERS-3: a header a crash cut short is a new log; a record text with a raw newline
+    /// (made by hand) is refused rather than written as two lines.
+    #[test]
+    fn r_pers_3_a_torn_header_starts_again_and_a_raw_newline_is_refused() {
+        let path = temp("header");
+        std::fs::write(&path, &HEADER[..7]).unwrap();
+        let mut log = FilePersister::new(&path);
+        assert_eq!(log.restore().unwrap(), Vec::new());
+        assert_eq!(std::fs::read(&path).unwrap(), HEADER);
+
+        let forged: Change = serde_json::from_value(serde_json::json!({
+            "row": {"table": "Tag", "pk": "x", "record": {"entity": "{\"name\":\n\"x\"}"}, "times": [0, 0, 0]}
+        }))
+        .unwrap();
+        let err = log.save(&[forged]).unwrap_err();
+        assert!(matches!(err, Error::Persist { .. }), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), HEADER, "nothing written");
         std::fs::remove_file(&path).unwrap();
     }
 

@@ -62,12 +62,17 @@ impl LocalStoragePersister {
         }
     }
 
-    /// The names of this persister's entries.
+    /// The names of this persister's entries: its prefix, then a slot (`row/…` or `key/…`), so
+    /// the prefix `app` leaves the entries of `app2` alone.
     fn names(storage: &web_sys::Storage, prefix: &str) -> Result<Vec<String>, Error> {
         let len = storage.length().map_err(|e| failed("localStorage", format!("{e:?}")))?;
+        let ours = |name: &String| {
+            name.strip_prefix(prefix)
+                .is_some_and(|slot| slot.starts_with("row/") || slot.starts_with("key/"))
+        };
         Ok((0..len)
             .filter_map(|i| storage.key(i).ok().flatten())
-            .filter(|name| name.starts_with(prefix))
+            .filter(ours)
             .collect())
     }
 
@@ -82,7 +87,11 @@ impl LocalStoragePersister {
         Ok(())
     }
 
-    fn write(&mut self, storage: &web_sys::Storage, changes: &[Change]) -> Result<(), Error> {
+    fn write<'c>(
+        &mut self,
+        storage: &web_sys::Storage,
+        changes: impl IntoIterator<Item = &'c Change>,
+    ) -> Result<(), Error> {
         for change in changes {
             if change.is_clear() {
                 self.clear(storage)?;
@@ -135,9 +144,22 @@ impl Persister for LocalStoragePersister {
         self.write(&storage, changes)
     }
 
+    /// Writes every slot of `state`, then removes the entries of slots it does not hold: at
+    /// no moment is an entry of the state missing.
     fn compact(&mut self, state: &[Change]) -> Result<(), Error> {
         let storage = Self::storage()?;
-        self.clear(&storage)?;
-        self.write(&storage, state)
+        let kept = state.iter().filter(|c| !c.is_clear());
+        self.write(&storage, kept.clone())?;
+        let slots: std::collections::HashSet<String> = kept.map(Change::slot).collect();
+        for name in Self::names(&storage, &self.prefix)? {
+            let slot = &name[self.prefix.len()..];
+            if !slots.contains(slot) {
+                storage
+                    .remove_item(&name)
+                    .map_err(|e| failed("localStorage", format!("{e:?}")))?;
+                self.places.remove(slot);
+            }
+        }
+        Ok(())
     }
 }

@@ -284,11 +284,17 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
     }
 
     fn register(registry: &mut Registry) {
-        registry.decoder(T::collection_key(), Decoder::List(decode_list::<T>));
+        register_tables::<T>(registry);
         T::register(registry);
     }
 }
 impl<T: EntitySchema, P: CollectionPolicy + Default> EntityField for Collection<Vec<T>, P> {}
+
+/// Registers how the list and map collections of `T` read back from a snapshot.
+pub(crate) fn register_tables<T: EntitySchema>(registry: &mut Registry) {
+    registry.decoder(T::collection_key(), Decoder::List(decode_list::<T>));
+    super::map_collection::register_table::<T>(registry);
+}
 
 /// A collection record from its JSON, an array of references (a snapshot's).
 fn decode_list<T: EntitySchema>(json: &Value) -> Option<Box<dyn List>> {

@@ -146,11 +146,13 @@ pub mod entity_impl {
         Some(ctx.read_slot(table, row, slot))
     }
 
-    pub fn register<E: Entity>(registry: &mut Registry) {
+    pub fn register<E: Entity + EntitySchema>(registry: &mut Registry) {
         if registry.visit(E::KEY, TypeId::of::<E>(), type_name::<E>()) {
             let json = |json: &Value| E::Row::from_json(json).map(|row| Box::new(row) as Box<dyn Row>);
             let text = |text: &str| E::Row::from_json_text(text).map(|row| Box::new(row) as Box<dyn Row>);
             registry.decoder(E::KEY, Decoder::Row { json, text });
+            // Its lists and maps read back with it, so one entity's schema restores them all.
+            super::super::collection::register_tables::<E>(registry);
             E::register_nested(registry);
         }
     }

@@ -53,6 +53,11 @@ fn read_entries<'s, T: EntitySchema>(
         .collect())
 }
 
+/// Registers how the map collections of `T` read back from a snapshot.
+pub(super) fn register_table<T: EntitySchema>(registry: &mut Registry) {
+    registry.decoder(map_table::<T>(), Decoder::List(decode_entries::<T>));
+}
+
 /// A map collection's record from its JSON, an object of references (a snapshot's).
 fn decode_entries<T: EntitySchema>(json: &Value) -> Option<Box<dyn List>> {
     let map = json
@@ -129,7 +134,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Value
     }
 
     fn register(registry: &mut Registry) {
-        registry.decoder(map_table::<T>(), Decoder::List(decode_entries::<T>));
+        register_table::<T>(registry);
         T::register(registry);
     }
 }

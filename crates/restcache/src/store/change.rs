@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::snapshot::{
-    EndpointSnapshot, FORMAT, RecordSnapshot, Replay, ResultSnapshot, RowSnapshot, Schemas, Snapshot, TableSnapshot,
-    endpoint, invalid,
+    EndpointSnapshot, FORMAT, Hydrated, RecordSnapshot, Replay, ResultSnapshot, RowSnapshot, Schemas, Snapshot,
+    TableSnapshot, endpoint, invalid,
 };
 use super::{EndpointMeta, Store, StoredResult};
 use crate::error::Error;
@@ -297,27 +297,54 @@ impl Store {
     /// # Ok::<(), restcache::Error>(())
     /// ```
     pub fn hydrate_changes(&mut self, changes: Vec<Change>, schemas: &Schemas) -> Result<(), Error> {
+        let (hydrated, _) = Store::replay_changes(changes, schemas, false)?;
+        self.install(hydrated);
+        Ok(())
+    }
+
+    /// What a persister's restore reads back (R-PERS-1): [`hydrate_changes`](Self::hydrate_changes),
+    /// except that a change that does not read back (a row of a table none of `schemas` holds,
+    /// one that is not its table's type, a result that is not JSON) is left out rather than
+    /// refusing the rest: a cache keeps what it can. Returns how many were left out; schemas
+    /// that give one entity key two types are still `Error::InvalidConfig`.
+    pub(crate) fn restore_changes(&mut self, changes: Vec<Change>, schemas: &Schemas) -> Result<usize, Error> {
+        let (hydrated, dropped) = Store::replay_changes(changes, schemas, true)?;
+        self.install(hydrated);
+        Ok(dropped)
+    }
+}
+
+impl Store {
+    /// The state `changes` replay into, and how many were left out; what comes before the
+    /// last clear is not read. With `lenient`, a change that does not read back is left out
+    /// instead of failing the whole.
+    fn replay_changes(changes: Vec<Change>, schemas: &Schemas, lenient: bool) -> Result<(Hydrated, usize), Error> {
         let mut replay = Replay::new(schemas)?;
+        let after_clear = changes.iter().rposition(Change::is_clear).unwrap_or(0);
+        let mut dropped = 0;
         // Consecutive rows are mostly of one table: its decoder is looked up once for them.
         let mut last: Option<(&'static str, Decoder)> = None;
-        for Change(change) in changes {
-            match change {
-                ChangeKind::Clear => replay.clear(),
+        for Change(change) in changes.into_iter().skip(after_clear) {
+            let read = match change {
+                ChangeKind::Clear => {
+                    replay.clear();
+                    Ok(())
+                }
                 ChangeKind::Row {
                     table,
                     pk,
                     record,
                     times,
-                } => {
+                } => (|| {
                     let (table, decoder) = match last {
                         Some((name, decoder)) if name == table => (name, decoder),
                         _ => *last.insert(replay.table(&table)?),
                     };
                     let record =
                         read_text(record, decoder).map_err(|why| invalid(format!("row {pk:?} of {table:?} {why}")))?;
-                    replay.row(table, pk, record, times, true)?;
-                }
-                ChangeKind::Key { key, result, meta } => {
+                    replay.row(table, pk, record, times, true)
+                })(),
+                ChangeKind::Key { key, result, meta } => (|| {
                     // The key's whole state: what it lacks now, it lost.
                     replay.remove_key(&key);
                     if let Some(text) = result {
@@ -328,11 +355,18 @@ impl Store {
                     if let Some(meta) = meta {
                         replay.meta(meta.snapshot(key), true)?;
                     }
+                    Ok(())
+                })(),
+            };
+            match read {
+                Err(e) if lenient => {
+                    tracing::debug!(error = %e, "left a persisted change out");
+                    dropped += 1;
                 }
+                other => other?,
             }
         }
-        self.install(replay.finish());
-        Ok(())
+        Ok((replay.finish(), dropped))
     }
 }
 

@@ -128,7 +128,8 @@ impl Snapshot {
 }
 
 /// The schemas a snapshot is read back with ([`Store::hydrate`]): every table the snapshot
-/// holds must belong to one of them, entity or collection, nested ones included.
+/// holds must belong to one of them, nested ones included. An entity's schema brings the
+/// tables of its lists and maps with it.
 ///
 /// ```
 /// use restcache::prelude::*;
