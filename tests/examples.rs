@@ -19,6 +19,9 @@ mod custom_endpoint;
 #[path = "../examples/feed.rs"]
 #[allow(dead_code)]
 mod feed;
+#[path = "../examples/offline.rs"]
+#[allow(dead_code)]
+mod offline;
 #[path = "../examples/optimistic.rs"]
 #[allow(dead_code)]
 mod optimistic;
@@ -119,6 +122,31 @@ async fn example_feed_runs_on_the_demo_api() {
         requests(&server),
         ["GET /feed", "GET /feed", "POST /feed"],
         "the new link reached All<FeedItem> without a refetch"
+    );
+}
+
+#[tokio::test]
+async fn example_offline_restores_its_lists_with_no_request() {
+    let server = start().await;
+    let mut out = Vec::new();
+    offline::run(&server.base_url(), &mut out).await.unwrap();
+    let text = squash(out);
+    assert_says(
+        &text,
+        &[
+            "1. The first run: an empty log",
+            "u1's todos, from the server: #1 #2 #3 #4 #5 #6 #7 #8 #9 #10",
+            "u2's todos, from the server: #11 #12 #13 #14 #15 #16 #17 #18 #19 #20",
+            "moved #1 to u2: it left u1's list and joined u2's",
+            "2. The second run: the same log",
+            "u1's todos, from the log: #2 #3 #4 #5 #6 #7 #8 #9 #10",
+            "u2's todos, from the log: #11 #12 #13 #14 #15 #16 #17 #18 #19 #20 #1",
+        ],
+    );
+    assert_eq!(
+        requests(&server),
+        ["GET /todos?userId=u1", "GET /todos?userId=u2", "PATCH /todos/1"],
+        "the second run sent nothing"
     );
 }
 
