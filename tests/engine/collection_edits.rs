@@ -269,3 +269,96 @@ fn r_col_8_move_to_front_puts_the_entity_first_in_the_lists_it_joins() {
         "it leaves u1's lists as a move does, and joins u2's at its start"
     );
 }
+
+#[test]
+fn r_col_5_the_args_or_the_body_give_a_list_its_value() {
+    let mut store = stored();
+    let body = json!({"userId": "u2"});
+    // The args name u1, the body u2: both lists take it, as either gives its key's value.
+    store
+        .set_response_with::<Push<Tasks>>(
+            "POST /tasks",
+            &json!({"userId": "u1"}),
+            &json!({"id": "d", "userId": "u2"}),
+            WriteOptions::new().body(&body),
+        )
+        .unwrap();
+    assert_eq!(
+        lists(&store),
+        ids(&[&["a", "b", "c", "d"], &["a", "b", "d"], &["a", "b", "d"], &["c", "d"]])
+    );
+    // A `null` arg gives nothing; the body still does.
+    let body = json!({"userId": "u1"});
+    store
+        .set_response_with::<Push<Tasks>>(
+            "POST /tasks",
+            &json!({"userId": null}),
+            &json!({"id": "e", "userId": "u1"}),
+            WriteOptions::new().body(&body),
+        )
+        .unwrap();
+    assert!(lists(&store)[1].contains(&"e".to_owned()), "{:?}", lists(&store));
+}
+
+#[test]
+fn r_norm_7_an_older_move_or_remove_takes_nothing_from_newer_lists() {
+    let long_ago = restcache::Instant::now() - std::time::Duration::from_secs(10);
+    let mut store = stored();
+    let before = lists(&store);
+    store
+        .set_response_with::<Move<Tasks>>(
+            "PATCH /tasks/a",
+            &json!({"id": "a"}),
+            &json!({"id": "a", "userId": "u2"}),
+            WriteOptions::new().fetched_at(long_ago),
+        )
+        .unwrap();
+    assert_eq!(task(&store, "a").user_id, "u1", "the newer fields stand");
+    assert_eq!(lists(&store), before, "and the lists follow them");
+    store
+        .set_response_with::<Remove<Tasks>>(
+            "PATCH /tasks",
+            &json!({"userId": "u1"}),
+            &json!({"id": "b"}),
+            WriteOptions::new().fetched_at(long_ago),
+        )
+        .unwrap();
+    assert_eq!(lists(&store), before, "an older remove takes nothing out");
+}
+
+#[test]
+fn r_col_8_a_union_move_is_decided_by_its_args_and_body() {
+    use crate::fixtures::FeedItem;
+    type Feed = Collection<Vec<FeedItem>>;
+    let mut store = Store::new();
+    let link = json!({"id": 1, "type": "link", "url": "u", "title": "t"});
+    store
+        .set_response::<Feed>("GET /feed?group=g1", &json!({"group": "g1"}), &json!([link]))
+        .unwrap();
+    store
+        .set_response::<Feed>("GET /feed?group=g2", &json!({"group": "g2"}), &json!([]))
+        .unwrap();
+    let body = json!({"group": "g2"});
+    store
+        .set_response_with::<Move<Feed>>(
+            "PATCH /feed/1",
+            &json!({"id": 1, "group": "g1"}),
+            &json!({"id": 1, "type": "link", "url": "u", "title": "t"}),
+            WriteOptions::new().body(&body),
+        )
+        .unwrap();
+    let len = |group: &str| {
+        let args = json!({"group": group});
+        store
+            .get_response::<Feed>(&format!("GET /feed?group={group}"), &args)
+            .unwrap()
+            .data
+            .unwrap()
+            .len()
+    };
+    assert_eq!(
+        (len("g1"), len("g2")),
+        (0, 1),
+        "out of the list its args named, into the one its body names"
+    );
+}

@@ -183,3 +183,53 @@ fn r_col_9_an_assign_answer_must_be_a_map() {
         assert_eq!(store.inspect(), before, "{bad}: nothing written");
     }
 }
+
+#[test]
+fn r_norm_7_an_older_assign_only_adds_keys_and_an_older_remove_takes_nothing() {
+    let long_ago = restcache::Instant::now() - std::time::Duration::from_secs(10);
+    let mut store = stored();
+    let body = json!({"ka": {"id": "x", "userId": "u1"}, "kn": {"id": "n", "userId": "u1"}});
+    store
+        .set_response_with::<Assign<ById>>(
+            "POST /tasks",
+            &json!({"userId": "u1"}),
+            &body,
+            WriteOptions::new().fetched_at(long_ago),
+        )
+        .unwrap();
+    assert_eq!(
+        maps(&store)[1],
+        ["ka=a", "kb=b", "kn=n"],
+        "ka keeps its newer entry; kn is added"
+    );
+    store
+        .set_response_with::<Remove<ById>>(
+            "PATCH /tasks",
+            &json!({"userId": "u1"}),
+            &json!({"id": "b"}),
+            WriteOptions::new().fetched_at(long_ago),
+        )
+        .unwrap();
+    assert_eq!(maps(&store)[1], ["ka=a", "kb=b", "kn=n"]);
+}
+
+#[test]
+fn r_col_9_a_union_joins_a_map_under_its_pk() {
+    use crate::fixtures::FeedItem;
+    type Feed = Collection<Values<FeedItem>>;
+    let mut store = Store::new();
+    store.set_response::<Feed>("GET /feed", &(), &json!({})).unwrap();
+    store
+        .set_response::<Push<Feed>>(
+            "POST /feed",
+            &(),
+            &json!({"id": 7, "type": "link", "url": "u", "title": "t"}),
+        )
+        .unwrap();
+    let map = store
+        .get_response::<Feed>("GET /feed", &json!({}))
+        .unwrap()
+        .data
+        .unwrap();
+    assert_eq!(map.keys().collect::<Vec<_>>(), ["7"]);
+}

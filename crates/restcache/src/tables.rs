@@ -129,8 +129,10 @@ impl<R: Member> PartialEq for Members<R> {
 /// them back to their item schema's.
 pub(crate) trait List: Any + Debug + Send + Sync {
     /// [`Members::add`] or [`Members::remove`] of a list of the same type, as `edit` says (a
-    /// list of another type changes nothing). Returns whether the list changed.
-    fn edit_list(&mut self, incoming: Box<dyn List>, edit: ListEdit) -> bool;
+    /// list of another type changes nothing). A write `older` than the record only adds what it
+    /// lacks: it removes nothing and replaces no entry (R-NORM-7). Returns whether the list
+    /// changed.
+    fn edit_list(&mut self, incoming: Box<dyn List>, edit: ListEdit, older: bool) -> bool;
     fn eq_list(&self, other: &dyn List) -> bool;
     fn clone_list(&self) -> Box<dyn List>;
     /// The references as JSON, for snapshots.
@@ -140,13 +142,14 @@ pub(crate) trait List: Any + Debug + Send + Sync {
 }
 
 impl<R: Member> List for Members<R> {
-    fn edit_list(&mut self, incoming: Box<dyn List>, edit: ListEdit) -> bool {
+    fn edit_list(&mut self, incoming: Box<dyn List>, edit: ListEdit, older: bool) -> bool {
         let Ok(incoming) = incoming.into_any().downcast::<Members<R>>() else {
             return false;
         };
         match edit {
             ListEdit::Append | ListEdit::Assign => self.add(incoming.refs, false),
             ListEdit::Prepend => self.add(incoming.refs, true),
+            ListEdit::Remove if older => false,
             ListEdit::Remove => self.remove(&incoming.refs),
         }
     }
@@ -189,12 +192,16 @@ impl<R: Member> Entries<R> {
     }
 }
 
-/// The key a reference takes in a map it joins: its pk (the text of its JSON form).
+/// The key a reference takes in a map it joins: its pk (an entity reference's JSON is its pk, a
+/// union reference's the pair `[tag, pk]`); the text of its JSON for anything else.
 fn key_of<R: Member>(r: &R) -> String {
-    match serde_json::to_value(r) {
-        Ok(Value::String(pk)) => pk,
-        Ok(json) => json.to_string(),
-        Err(_) => String::new(),
+    let Ok(json) = serde_json::to_value(r) else {
+        return String::new();
+    };
+    let pair = json.as_array().filter(|pair| pair.len() == 2);
+    match json.as_str().or_else(|| pair.and_then(|pair| pair[1].as_str())) {
+        Some(pk) => pk.to_owned(),
+        None => json.to_string(),
     }
 }
 
@@ -202,12 +209,13 @@ impl<R: Member> List for Entries<R> {
     /// An assign sets the entries of another map; a push, unshift or move adds each reference
     /// of a list under its pk unless the map holds it; a remove drops every entry whose
     /// reference it names (R-COL-7..9).
-    fn edit_list(&mut self, incoming: Box<dyn List>, edit: ListEdit) -> bool {
+    fn edit_list(&mut self, incoming: Box<dyn List>, edit: ListEdit, older: bool) -> bool {
         let refs: Vec<R> = match incoming.into_any().downcast::<Entries<R>>() {
             Ok(entries) if edit == ListEdit::Assign => {
                 let mut changed = false;
                 for (k, r) in entries.map {
-                    if self.map.get(&k) != Some(&r) {
+                    let stands = self.map.get(&k);
+                    if stands != Some(&r) && !(older && stands.is_some()) {
                         self.map.insert(k, r);
                         changed = true;
                     }
@@ -222,6 +230,7 @@ impl<R: Member> List for Entries<R> {
         };
         let len = self.map.len();
         match edit {
+            ListEdit::Remove if older => false,
             ListEdit::Remove => {
                 self.map.retain(|_, r| !refs.contains(r));
                 self.map.len() < len

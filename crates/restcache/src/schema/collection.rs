@@ -17,7 +17,7 @@ use super::{EntityField, EntityRef, EntitySchema, Registry, Schema};
 use crate::json::as_map;
 use crate::pk::string_form;
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
-use crate::tables::{Layered, List, ListEdit, Members, Record, Slot};
+use crate::tables::{Layered, List, ListEdit, Members, Record, Slot, Stamp};
 
 /// Decides which lists a created entity joins, and how nested collections are keyed.
 ///
@@ -196,12 +196,26 @@ pub fn collection_pk(args: &Map<String, Value>) -> String {
     serde_json::to_string(&key).expect("string keys and JSON values serialize")
 }
 
-/// Whether a stored collection keyed by `filter` takes an entity described by `given`, maps
-/// of fields in order (R-COL-5): each key of the filter is a non-filter key, or the first of
-/// `given` that has the key gives it the filter's value.
-fn accepts(filter: &Map<String, Value>, given: &[&Map<String, Value>], non_filter: impl Fn(&str) -> bool) -> bool {
+/// Whether a stored collection keyed by `filter` takes an entity the call's `args` and `body`
+/// describe (R-COL-5): each key of the filter is a non-filter key, or the args or the body give
+/// it the filter's value.
+fn accepts(
+    filter: &Map<String, Value>,
+    args: &Map<String, Value>,
+    body: &Map<String, Value>,
+    non_filter: impl Fn(&str) -> bool,
+) -> bool {
+    let gives = |m: &Map<String, Value>, k: &str, want: &Value| m.get(k).and_then(key_value).as_ref() == Some(want);
+    filter
+        .iter()
+        .all(|(k, want)| non_filter(k) || gives(args, k, want) || gives(body, k, want))
+}
+
+/// Whether a stored collection keyed by `filter` matches an entity whose fields are `layers`,
+/// the first one that gives a key (not `null`) standing for it (R-COL-8).
+fn matches(filter: &Map<String, Value>, layers: &[&Map<String, Value>], non_filter: impl Fn(&str) -> bool) -> bool {
     filter.iter().all(|(k, want)| {
-        non_filter(k) || given.iter().find_map(|m| m.get(k)).and_then(key_value).as_ref() == Some(want)
+        non_filter(k) || layers.iter().find_map(|m| m.get(k).and_then(key_value)).as_ref() == Some(want)
     })
 }
 
@@ -420,6 +434,7 @@ impl Join {
         args: &Map<String, Value>,
         body: Option<&Value>,
         policy: Option<&dyn CollectionPolicy>,
+        fetched_at: Stamp,
     ) {
         let Some(t) = tables.base.by_name(self.table) else {
             return;
@@ -432,15 +447,17 @@ impl Join {
             Some(Record::Entity(row)) => Some(row.json()),
             _ => None,
         };
-        let (before, after) = match &self.kind {
+        // Whether the stored entity is newer than the write: then it keeps its fields (R-NORM-7),
+        // and they decide where it belongs after the write too.
+        let (before, after, older) = match &self.kind {
             JoinKind::Move {
                 row: Some((table, pk)), ..
             } => {
-                let before = fields(tables.find(table, pk).map(|(_, _, slot)| slot));
-                let after = fields(pending.row(table, pk));
-                (before, after)
+                let stored = tables.find(table, pk).map(|(_, _, slot)| slot);
+                let older = stored.is_some_and(|slot| slot.meta.fetched_at > fetched_at);
+                (fields(stored), fields(pending.row(table, pk)), older)
             }
-            _ => (None, None),
+            _ => (None, None, false),
         };
         let mut edits = Vec::new();
         for (pk, slot) in t.rows.iter() {
@@ -451,12 +468,25 @@ impl Join {
                 continue;
             };
             let edit = match &self.kind {
-                JoinKind::Edit(edit) => accepts(&filter, &[args, body], non_filter).then_some(*edit),
-                JoinKind::Move { join, .. } => {
-                    let old = before.as_ref();
+                JoinKind::Edit(edit) => accepts(&filter, args, body, non_filter).then_some(*edit),
+                JoinKind::Move { row, join } => {
                     let new = after.as_ref().unwrap_or(&empty);
-                    let was = old.is_some_and(|old| accepts(&filter, &[old, args], non_filter));
-                    let is = accepts(&filter, &[new, body, old.unwrap_or(&empty), args], non_filter);
+                    let (was, is) = match (row, before.as_ref()) {
+                        // A union's fields are not looked up: the args and body decide.
+                        (None, _) => (
+                            matches(&filter, &[args], non_filter),
+                            matches(&filter, &[body, args], non_filter),
+                        ),
+                        (Some(_), None) => (false, matches(&filter, &[new, body, args], non_filter)),
+                        (Some(_), Some(old)) if older => (
+                            matches(&filter, &[old, args], non_filter),
+                            matches(&filter, &[old, new, body, args], non_filter),
+                        ),
+                        (Some(_), Some(old)) => (
+                            matches(&filter, &[old, args], non_filter),
+                            matches(&filter, &[new, body, old, args], non_filter),
+                        ),
+                    };
                     match (was, is) {
                         (true, false) => Some(ListEdit::Remove),
                         (false, true) => Some(*join),
@@ -482,9 +512,10 @@ pub(crate) fn join_lists(
     args: &Value,
     body: Option<&Value>,
     policy: Option<&dyn CollectionPolicy>,
+    fetched_at: Stamp,
 ) {
     for join in std::mem::take(&mut pending.joins) {
-        join.settle(tables, pending, as_map(args), body, policy);
+        join.settle(tables, pending, as_map(args), body, policy, fetched_at);
     }
 }
 

@@ -70,6 +70,8 @@ pub(crate) struct LayerInput<'a> {
     body: Option<&'a Value>,
     placeholder: Option<&'a str>,
     policy: Option<&'a dyn CollectionPolicy>,
+    /// When the layer's fetch started (R-NORM-7).
+    fetched_at: Instant,
 }
 
 /// What a layer is: everything but the schema.
@@ -134,7 +136,14 @@ fn normalize_layer<S: Schema>(
     let value = input.value.clone();
     let outcome = normalize_value::<S>(input.method, value, input.args, input.body, placeholder)?;
     let mut pending = outcome.pending;
-    settle(&mut pending, beneath, input.args, input.body, input.policy);
+    settle(
+        &mut pending,
+        beneath,
+        input.args,
+        input.body,
+        input.policy,
+        input.fetched_at,
+    );
     Ok((Arc::new(outcome.result), pending))
 }
 
@@ -267,6 +276,7 @@ fn write_layer(
         body: layer.body.as_ref(),
         placeholder: creates.then_some(layer.placeholder.as_str()),
         policy: layer.policy.as_deref(),
+        fetched_at: layer.fetched_at,
     };
     match normalize(beneath, &input) {
         Ok((result, pending)) => {

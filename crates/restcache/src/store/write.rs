@@ -17,7 +17,7 @@ use crate::rows::MergeOutcome;
 use crate::schema::denormalize::DenormalizeCtx;
 use crate::schema::normalize::{Outcome, Pending, PendingTable, edit_at, run};
 use crate::schema::{CollectionPolicy, Schema, SchemaKind, join_lists};
-use crate::tables::{EntityMeta, Layered, ListEdit, Record, RowMeta, Slot, Tables};
+use crate::tables::{EntityMeta, Layered, ListEdit, Record, RowMeta, Slot, Stamp, Tables};
 
 /// The value a response stands for, after the empty-response rules (R-RESP-5, R-RESP-6).
 pub(super) fn prepare(
@@ -216,8 +216,9 @@ pub(super) fn settle(
     args: &Value,
     body: Option<&Value>,
     policy: Option<&dyn CollectionPolicy>,
+    fetched_at: Instant,
 ) {
-    join_lists(pending, tables, args, body, policy);
+    join_lists(pending, tables, args, body, policy, Stamp::of(fetched_at));
     for (table, pk) in std::mem::take(&mut pending.if_stored) {
         if tables.find(table, &pk).is_some() {
             pending.invalid(table, &pk);
@@ -480,6 +481,7 @@ impl Store {
             args,
             opts.body,
             opts.policy,
+            opts.fetched_at,
         );
         let now = Instant::now();
         self.drop_layer(layer);
@@ -698,7 +700,7 @@ fn apply(slot: &mut Slot, record: Record, edit: Option<ListEdit>, meta: &Arc<Ent
         // its order, and one the edit leaves as it was is skipped, meta included. An older write
         // edits so too (R-NORM-7): a later-started write must not undo what the server did.
         (Record::List(items), Record::List(stored)) if edit.is_some() => {
-            if !edit.is_some_and(|edit| stored.edit_list(items, edit)) {
+            if !edit.is_some_and(|edit| stored.edit_list(items, edit, older)) {
                 return false;
             }
             changed = true;
