@@ -262,9 +262,9 @@ fn restore(persister: &mut dyn Persister, schemas: &Schemas) -> Result<Store, Er
     if dropped > 0 {
         tracing::warn!(dropped, "persisted changes that no longer read back were left out");
     }
+    // Tracking starts after the restore, so the journal holds nothing the log already has.
     store.track_changes();
-    store.take_changes();
-    persister.compact(&store.snapshot().changes())?;
+    persister.compact(&store.changes())?;
     tracing::debug!(changes = count, "restored the persisted cache");
     Ok(store)
 }

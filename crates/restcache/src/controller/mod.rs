@@ -192,7 +192,7 @@ impl Controller {
             p.wait -= 1;
             return;
         }
-        let state = self.inner.store.lock().snapshot().changes();
+        let state = self.inner.store.lock().changes();
         match p.persister.compact(&state) {
             Ok(()) => {
                 p.lost = false;

@@ -36,11 +36,18 @@ pub struct LocalStoragePersister {
     next: u64,
 }
 
-/// One `localStorage` entry.
-#[derive(Serialize, Deserialize)]
+/// One `localStorage` entry, as read back.
+#[derive(Deserialize)]
 struct Entry {
     place: u64,
     change: Change,
+}
+
+/// One `localStorage` entry, as written.
+#[derive(Serialize)]
+struct EntryRef<'c> {
+    place: u64,
+    change: &'c Change,
 }
 
 impl LocalStoragePersister {
@@ -109,10 +116,7 @@ impl LocalStoragePersister {
                 self.next += 1;
                 self.next
             });
-            let entry = Entry {
-                place,
-                change: change.clone(),
-            };
+            let entry = EntryRef { place, change };
             let text = serde_json::to_string(&entry).expect("an entry is JSON");
             storage
                 .set_item(&format!("{}{slot}", self.prefix), &text)

@@ -213,7 +213,7 @@ fn accepts(
 
 /// Whether a stored collection keyed by `filter` matches an entity whose fields are `layers`,
 /// the first one that gives a key (not `null`) standing for it (R-COL-8).
-fn matches(filter: &Map<String, Value>, layers: &[&Map<String, Value>], non_filter: impl Fn(&str) -> bool) -> bool {
+fn fits(filter: &Map<String, Value>, layers: &[&Map<String, Value>], non_filter: impl Fn(&str) -> bool) -> bool {
     filter.iter().all(|(k, want)| {
         non_filter(k) || layers.iter().find_map(|m| m.get(k).and_then(key_value)).as_ref() == Some(want)
     })
@@ -474,17 +474,17 @@ impl Join {
                     let (was, is) = match (row, before.as_ref()) {
                         // A union's fields are not looked up: the args and body decide.
                         (None, _) => (
-                            matches(&filter, &[args], non_filter),
-                            matches(&filter, &[body, args], non_filter),
+                            fits(&filter, &[args], non_filter),
+                            fits(&filter, &[body, args], non_filter),
                         ),
-                        (Some(_), None) => (false, matches(&filter, &[new, body, args], non_filter)),
+                        (Some(_), None) => (false, fits(&filter, &[new, body, args], non_filter)),
                         (Some(_), Some(old)) if older => (
-                            matches(&filter, &[old, args], non_filter),
-                            matches(&filter, &[old, new, body, args], non_filter),
+                            fits(&filter, &[old, args], non_filter),
+                            fits(&filter, &[old, new, body, args], non_filter),
                         ),
                         (Some(_), Some(old)) => (
-                            matches(&filter, &[old, args], non_filter),
-                            matches(&filter, &[new, body, old, args], non_filter),
+                            fits(&filter, &[old, args], non_filter),
+                            fits(&filter, &[new, body, old, args], non_filter),
                         ),
                     };
                     match (was, is) {

@@ -182,7 +182,7 @@ pub(super) fn endpoint(key: &str, m: &EndpointMeta) -> Option<EndpointSnapshot> 
 
 impl Snapshot {
     /// A row as a snapshot holds it.
-    pub(super) fn row(pk: &str, slot: &Slot) -> RowSnapshot {
+    fn row(pk: &str, slot: &Slot) -> RowSnapshot {
         RowSnapshot {
             pk: pk.to_owned(),
             record: match &slot.record {
