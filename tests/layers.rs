@@ -1,5 +1,5 @@
 //! The runtime's modules depend on the layers below them only (docs/architecture.md):
-//! controller → rest → store → schema → rows and tables → base. A module names another with a
+//! controller → rest and persist → store → schema → tables → rows → references → base. A module names another with a
 //! `crate::` path; every such path in a module's code (not its comments, not its tests) must
 //! point down.
 
@@ -12,19 +12,20 @@ const LAYERS: &[(&str, u32)] = &[
     ("json", 0),
     ("error", 0),
     ("pk", 0),
-    ("rows", 0),
+    ("heap_size", 0),
     ("row_text", 0),
     ("row_map", 1),
     ("rt", 1),
-    ("refs", 1),
+    ("refs", 2),
     ("bounded_value", 1),
-    ("tables", 2),
-    ("schema", 3),
-    ("store", 4),
-    ("rest", 5),
-    ("persist", 5),
-    ("controller", 6),
-    ("bench_hooks", 7),
+    ("rows", 3),
+    ("tables", 4),
+    ("schema", 5),
+    ("store", 6),
+    ("rest", 7),
+    ("persist", 7),
+    ("controller", 8),
+    ("bench_hooks", 9),
 ];
 
 /// The module's code: comments and its `#[cfg(test)]` tests left out.

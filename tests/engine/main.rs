@@ -8,6 +8,7 @@ mod all;
 mod bad_input;
 mod collection;
 mod collection_edits;
+mod gc;
 mod invalidate;
 mod map_collections;
 mod normalize;

@@ -355,6 +355,7 @@ pub(crate) fn row_type(
     let container = (!container.is_empty()).then(|| quote!(#[serde(#(#container),*)]));
     let to_json = to_json(fields);
     let set_nested = set_nested(fields);
+    let refs_and_bytes = refs_and_bytes(fields);
     let from_text = from_text.then(|| {
         quote! {
             fn from_json_text(text: &str) -> ::core::option::Option<Self> {
@@ -391,6 +392,7 @@ pub(crate) fn row_type(
         impl #impl_generics ::restcache::__private::RowData for #row #ty_generics #where_clause {
             #to_json
             #set_nested
+            #refs_and_bytes
 
             fn from_json(json: &::restcache::__private::Value) -> ::core::option::Option<Self> {
                 Self::__from_json(json)
@@ -450,6 +452,44 @@ fn to_json(fields: &[Field]) -> TokenStream {
             let mut #map = ::restcache::__private::Map::new();
             #(#entries)*
             #map
+        }
+    }
+}
+
+/// `RowData::refs` (each nested field's references, through its schema) and
+/// `RowData::heap_bytes` (each field's heap, estimated through its `Serialize` impl).
+fn refs_and_bytes(fields: &[Field]) -> TokenStream {
+    let sink = Ident::new("sink", Span::mixed_site());
+    let kept: Vec<&Field> = fields
+        .iter()
+        .filter(|f| !matches!(f.kind, FieldKind::Skipped))
+        .collect();
+    let refs = kept
+        .iter()
+        .filter(|f| matches!(f.kind, FieldKind::Nested))
+        .map(|Field { member, ty, .. }| {
+            quote_spanned! {ty.span()=>
+                if let ::core::option::Option::Some(v) = &self.#member {
+                    <#ty as ::restcache::__private::Schema>::refs(v, #sink);
+                }
+            }
+        });
+    // Spanned at the field's type: a type that cannot be serialized is an error there.
+    let bytes = kept.iter().map(|Field { member, ty, .. }| {
+        let v = Ident::new("__restcache_field", ty.span());
+        quote_spanned! {ty.span()=> {
+            let #v = &self.#member;
+            ::restcache::__private::heap_bytes(#v)
+        }}
+    });
+    quote! {
+        #[allow(unused_variables)]
+        fn refs(&self, #sink: &mut ::restcache::__private::RefSink<'_>) {
+            #(#refs)*
+        }
+
+        fn heap_bytes(&self) -> usize {
+            0usize #(.saturating_add(#bytes))*
         }
     }
 }

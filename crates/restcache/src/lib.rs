@@ -75,6 +75,7 @@ pub mod bench_hooks;
 mod bounded_value;
 pub mod controller;
 mod error;
+mod heap_size;
 mod json;
 pub mod persist;
 mod pk;
@@ -142,8 +143,8 @@ pub mod __private {
     pub use crate::schema::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
     pub use crate::schema::normalize::nested;
     pub use crate::schema::{
-        Entity, EntityField, EntityRef, EntitySchema, ParentUse, Registry, Schema, SchemaKind, Union, UnionRef,
-        normalize_object, read_object,
+        Entity, EntityField, EntityRef, EntitySchema, ParentUse, RefSink, Registry, Schema, SchemaKind, Union,
+        UnionRef, normalize_object, read_object,
     };
 
     /// `#[entity(pk)]`: the pk of a row's field, as a reference.
@@ -154,6 +155,11 @@ pub mod __private {
     /// `#[entity(pk)]`: the pk of an object by one field.
     pub fn pk_field(input: &Value, field: &str) -> Option<String> {
         crate::pk::pk_string(input.get(field))
+    }
+
+    /// The heap bytes a row's field holds (R-GC-4).
+    pub fn heap_bytes<T: serde::Serialize + ?Sized>(value: &T) -> usize {
+        crate::heap_size::heap_bytes(value)
     }
 
     /// Normalizes an entity (a union variant) from `de`; returns its reference.

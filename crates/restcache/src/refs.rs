@@ -121,6 +121,8 @@ pub(crate) trait AnyStored: Any + fmt::Debug + Send + Sync {
     fn same(&self, other: &dyn AnyStored) -> bool;
     /// The result as JSON, for snapshots; `null` if its type cannot be written as JSON.
     fn json(&self) -> Value;
+    /// The bytes the result holds: its size and its heap, estimated (R-GC-4).
+    fn bytes(&self) -> usize;
     fn as_any(&self) -> &dyn Any;
 }
 
@@ -133,7 +135,101 @@ impl<T: StoredValue> AnyStored for T {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<T>().saturating_add(crate::heap_size::heap_bytes(self))
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+/// Where a schema reports the rows a normalized value references, for the collector to keep
+/// them ([`Schema::refs`](crate::schema::Schema::refs)): entities by table and pk, whole tables
+/// (what `All` reads), or that it cannot tell.
+///
+/// A schema that cannot tell what it references says [`unknown`](Self::unknown): the collector
+/// then removes no row while that value is kept (results are still collected).
+///
+/// ```
+/// use restcache::prelude::*;
+/// use restcache::schema::{RefSink, Schema};
+///
+/// #[derive(Clone, Debug, Default, Entity)]
+/// struct Todo { #[entity(pk)] id: u64 }
+///
+/// let refs = RefSink::collect(|sink| {
+///     <Vec<Todo> as Schema>::refs(&vec!["1".into(), "2".into()], sink)
+/// });
+/// assert_eq!(refs, ["Todo 1", "Todo 2"]);
+/// ```
+pub struct RefSink<'a> {
+    visit: &'a mut dyn Visit,
+}
+
+/// How a list row's references are walked: `walk(list, from, to, sink)` reports the references
+/// at `from..to` of `list` (a collection's record, as `Any`) and returns how many it holds.
+pub(crate) type ListWalk = fn(&dyn Any, usize, usize, &mut RefSink<'_>) -> usize;
+
+/// What a [`RefSink`] reports to.
+pub(crate) trait Visit {
+    fn entity(&mut self, table: &str, pk: &str);
+    fn list(&mut self, table: &str, pk: &str, walk: ListWalk);
+    fn table(&mut self, table: &str);
+    fn unknown(&mut self);
+}
+
+impl<'a> RefSink<'a> {
+    pub(crate) fn new(visit: &'a mut dyn Visit) -> Self {
+        RefSink { visit }
+    }
+
+    /// The entity `pk` of table `table` is referenced (its own references are followed).
+    pub fn entity(&mut self, table: &str, pk: &str) {
+        self.visit.entity(table, pk);
+    }
+
+    /// Every row of table `table` is referenced (what [`All`](crate::schema::All) reads).
+    pub fn table(&mut self, table: &str) {
+        self.visit.table(table);
+    }
+
+    /// What is referenced cannot be told: no row is removed while the value is kept.
+    pub fn unknown(&mut self) {
+        self.visit.unknown();
+    }
+
+    /// The list row `pk` of table `table` is referenced; `walk` reports its references.
+    pub(crate) fn list(&mut self, table: &str, pk: &str, walk: ListWalk) {
+        self.visit.list(table, pk, walk);
+    }
+
+    /// What `report` reports, as `"table pk"`, `"table *"` for a whole table and `"?"` for
+    /// unknown, in order; a list row is reported as an entity (its references are not walked).
+    pub fn collect(report: impl FnOnce(&mut RefSink<'_>)) -> Vec<String> {
+        struct Collect(Vec<String>);
+        impl Visit for Collect {
+            fn entity(&mut self, table: &str, pk: &str) {
+                self.0.push(format!("{table} {pk}"));
+            }
+            fn list(&mut self, table: &str, pk: &str, _: ListWalk) {
+                self.entity(table, pk);
+            }
+            fn table(&mut self, table: &str) {
+                self.0.push(format!("{table} *"));
+            }
+            fn unknown(&mut self) {
+                self.0.push("?".to_owned());
+            }
+        }
+        let mut out = Collect(Vec::new());
+        report(&mut RefSink::new(&mut out));
+        out.0
+    }
+}
+
+impl fmt::Debug for RefSink<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RefSink")
     }
 }

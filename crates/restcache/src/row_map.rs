@@ -1,5 +1,6 @@
 //! A table's rows (R-STORE-1): each under its pk, in order of first insertion, at an index that
-//! never changes, so reads can name a row by its index.
+//! changes only when a row is removed (the last row takes the removed one's index), so reads can
+//! name a row by its index.
 //!
 //! The rows are one vector of `(pk, value)`; beside it a hash index holds each row's index as a
 //! `u32`, hashed by the pk with the tables' keyed hasher ([`PkHasher`]). The index keeps no
@@ -132,6 +133,27 @@ impl<V> RowMap<V> {
         }
     }
 
+    /// Removes row `i` and moves the last row into its place (every other row keeps its
+    /// index): its pk and value, `None` when there is no row `i`.
+    pub fn swap_remove(&mut self, i: usize) -> Option<(Pk, V)> {
+        let last = self.rows.len().checked_sub(1)?;
+        if i > last {
+            return None;
+        }
+        let rows = &self.rows;
+        let hash = PkHasher::pk(rows[i].0.as_str());
+        if let Ok(entry) = self.index.find_entry(hash, |&at| at as usize == i) {
+            entry.remove();
+        }
+        if i != last {
+            let hash = PkHasher::pk(rows[last].0.as_str());
+            if let Some(at) = self.index.find_mut(hash, |&at| at as usize == last) {
+                *at = i as u32;
+            }
+        }
+        Some(self.rows.swap_remove(i))
+    }
+
     /// The rows in order: pk and value.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&Pk, &V)> {
         self.rows.iter().map(|(pk, v)| (pk, v))
@@ -217,5 +239,31 @@ mod tests {
         assert!(!rows.contains_key("1000") && rows.get("").is_none());
         let pks: Vec<String> = rows.into_iter().map(|(pk, _)| pk.into()).take(3).collect();
         assert_eq!(pks, ["0", "1", "2"]);
+    }
+
+    /// R-GC-1: a removed row is no longer found; the last row takes its index and is found
+    /// there; every other row keeps its index; removing the last row or a missing index moves
+    /// nothing.
+    #[test]
+    fn r_gc_1_a_removed_rows_place_goes_to_the_last_row() {
+        let mut rows = RowMap::default();
+        for i in 0..100u32 {
+            rows.get_or_insert_with(&i.to_string(), || i);
+        }
+        let (pk, v) = rows.swap_remove(10).unwrap();
+        assert_eq!((pk.as_str(), v), ("10", 10));
+        assert!(rows.get("10").is_none());
+        assert_eq!(rows.get_full("99"), Some((10, &99)));
+        assert_eq!(
+            rows.swap_remove(98).map(|(pk, v)| (pk.as_str().to_owned(), v)),
+            Some(("98".into(), 98))
+        );
+        assert!(rows.swap_remove(98).is_none(), "no row 98 is left");
+        assert_eq!(rows.len(), 98);
+        for i in (0..98u32).filter(|i| *i != 10) {
+            assert_eq!(rows.get_full(&i.to_string()), Some((i as usize, &i)));
+        }
+        let (at, _, added) = rows.get_or_insert_with("10", || 1_000);
+        assert_eq!((at, added), (98, true), "a collected pk comes back at the end");
     }
 }

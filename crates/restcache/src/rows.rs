@@ -12,6 +12,8 @@ use std::fmt::Debug;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::refs::RefSink;
+
 /// The fields of a row (an entity's or an object schema's) as JSON, and the setter of its nested
 /// fields.
 ///
@@ -43,6 +45,19 @@ pub trait RowData {
     {
         let _ = json;
         None
+    }
+
+    /// Reports the rows the row's nested fields reference, for the collector (R-GC-3). The
+    /// derive reports each nested field through its schema; the default cannot tell, and a
+    /// store holding such a row removes no row.
+    fn refs(&self, sink: &mut RefSink<'_>) {
+        sink.unknown();
+    }
+
+    /// The heap bytes the row's fields hold, for a store's byte budget (R-GC-4): the derive
+    /// estimates each field through its `Serialize` impl; the default measures the row's JSON.
+    fn heap_bytes(&self) -> usize {
+        crate::heap_size::heap_bytes(&self.to_json())
     }
 
     /// [`from_json`](Self::from_json) of JSON text: the derive reads the row straight from the
@@ -182,6 +197,13 @@ impl RowData for JsonRow {
         self.0.clone()
     }
 
+    /// A JSON row's fields are values, not references: it references no row.
+    fn refs(&self, _: &mut RefSink<'_>) {}
+
+    fn heap_bytes(&self) -> usize {
+        crate::heap_size::heap_bytes(&self.0)
+    }
+
     fn from_json(json: &Value) -> Option<Self> {
         json.as_object().map(|map| JsonRow(map.clone()))
     }
@@ -194,6 +216,10 @@ pub(crate) trait Row: Any + Debug + Send + Sync {
     fn eq_row(&self, other: &dyn Row) -> bool;
     fn clone_row(&self) -> Box<dyn Row>;
     fn json(&self) -> Map<String, Value>;
+    /// [`RowData::refs`].
+    fn row_refs(&self, sink: &mut RefSink<'_>);
+    /// The bytes the row holds: its own size and [`RowData::heap_bytes`].
+    fn bytes(&self) -> usize;
     fn as_any(&self) -> &dyn Any;
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
 }
@@ -229,6 +255,14 @@ impl<R: EntityRow> Row for R {
 
     fn json(&self) -> Map<String, Value> {
         self.to_json()
+    }
+
+    fn row_refs(&self, sink: &mut RefSink<'_>) {
+        self.refs(sink);
+    }
+
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<R>().saturating_add(self.heap_bytes())
     }
 
     fn as_any(&self) -> &dyn Any {

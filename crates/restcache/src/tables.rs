@@ -1,8 +1,10 @@
 //! Entity tables: per entity key, the rows `pk → Slot` in order of first insertion
 //! ([`RowMap`], R-STORE-1).
 //!
-//! Rows are never removed except by a reset, so a row's index is stable; reads record
-//! `(table, row, version)` dependencies without cloning any key.
+//! A row keeps its index until the collector removes a row of its table (the table's last row
+//! then takes the removed row's index, R-GC-1) or the store is reset. Versions are never reused,
+//! so reads record `(table, row, version)` dependencies without cloning any key: a row moved or
+//! removed no longer holds the version a read found there.
 
 use std::any::Any;
 use std::collections::{BTreeMap, HashSet};
@@ -137,6 +139,10 @@ pub(crate) trait List: Any + Debug + Send + Sync {
     fn clone_list(&self) -> Box<dyn List>;
     /// The references as JSON, for snapshots.
     fn json(&self) -> Value;
+    /// The bytes the list holds: its size and its room for references (R-GC-4), not what a
+    /// reference holds on the heap (a pk longer than 24 bytes): measured in O(1), so that a
+    /// push into a long list stays O(pushed).
+    fn bytes(&self) -> usize;
     fn as_any(&self) -> &dyn Any;
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
 }
@@ -164,6 +170,12 @@ impl<R: Member> List for Members<R> {
 
     fn json(&self) -> Value {
         serde_json::to_value(&self.refs).unwrap_or(Value::Null)
+    }
+
+    fn bytes(&self) -> usize {
+        let r = std::mem::size_of::<R>();
+        let set = self.set.as_ref().map_or(0, |s| s.capacity() * (r + 1));
+        std::mem::size_of::<Self>() + self.refs.capacity() * r + set
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -266,6 +278,12 @@ impl<R: Member> List for Entries<R> {
         serde_json::to_value(&self.map).unwrap_or(Value::Null)
     }
 
+    /// A B-tree entry counted as its key, its reference and a node's share (16 bytes).
+    fn bytes(&self) -> usize {
+        let entry = std::mem::size_of::<String>() + std::mem::size_of::<R>() + 16;
+        std::mem::size_of::<Self>() + self.map.len() * entry
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -320,10 +338,13 @@ static STAMP_BASE: LazyLock<(Instant, i64)> = LazyLock::new(|| (Instant::now(), 
 /// An instant as signed nanoseconds from [`STAMP_BASE`], ordered as the instants are. Instants
 /// more than 292 years from it are clamped, so they keep their order against every instant
 /// within that range.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Stamp(i64);
 
 impl Stamp {
+    /// Before every other stamp.
+    pub const MIN: Stamp = Stamp(i64::MIN);
+
     pub fn of(at: Instant) -> Stamp {
         let (base, _) = *STAMP_BASE;
         let nanos = |d: Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
@@ -409,6 +430,10 @@ impl Tables {
 
     pub fn table(&self, id: TableId) -> &Table {
         &self.tables[id as usize].1
+    }
+
+    pub fn table_mut(&mut self, id: TableId) -> &mut Table {
+        &mut self.tables[id as usize].1
     }
 
     pub fn by_name(&self, name: &str) -> Option<&Table> {

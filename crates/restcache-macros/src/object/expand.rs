@@ -130,6 +130,10 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
                     })
                 }
 
+                fn refs(#stored: &Self::Stored, sink: &mut ::restcache::__private::RefSink<'_>) {
+                    ::restcache::__private::RowData::refs(#stored, sink)
+                }
+
                 #collection
 
                 #register

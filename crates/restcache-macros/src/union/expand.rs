@@ -208,6 +208,10 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
             fn register(#registry: &mut ::restcache::__private::Registry) {
                 <Self as ::restcache::__private::Union>::register_variants(#registry)
             }
+
+            fn refs(#stored: &::restcache::__private::UnionRef, sink: &mut ::restcache::__private::RefSink<'_>) {
+                ::restcache::__private::union::refs::<Self>(#stored, sink)
+            }
         }
 
         #[automatically_derived]
@@ -227,6 +231,10 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
                 #de: D,
             ) -> ::core::result::Result<::std::string::String, D::Error> {
                 ::restcache::__private::union::invalidate::<Self, D>(#de)
+            }
+
+            fn tables(sink: &mut ::restcache::__private::RefSink<'_>) {
+                ::restcache::__private::union::tables::<Self>(sink)
             }
 
             fn is_entity(#stored: &::restcache::__private::UnionRef) -> bool {

@@ -163,7 +163,8 @@ impl Persister for FilePersister {
 /// - `R <table> <pk> <fetched_at> <written_at> <expires_at> <record>` (a row; table and pk as
 ///   JSON strings, times as wall-clock nanoseconds, the record its JSON text or `!` for INVALID);
 /// - `K <key> <meta> <result>` (a key; its meta `-` or `<fetched_at>,<written_at>,<expires_at or ->,<0 or 1>`
-///   (invalidated), its result `-` or its JSON text).
+///   (invalidated), its result `-` or its JSON text);
+/// - `F <table> <pk>` (a row the collector removed; table and pk as JSON strings).
 ///
 /// None of it holds a raw newline: JSON text escapes newlines in strings. A record text with
 /// one (made by hand, not by a store) is refused, as it would end its line early.
@@ -185,6 +186,9 @@ fn write_line(out: &mut Vec<u8>, change: &Change) -> Result<(), Error> {
             };
             let (table, pk) = (json(table), json(pk));
             line = format!("R {table} {pk} {fetched_at} {written_at} {expires_at} {record}");
+        }
+        ChangeKind::Forget { table, pk } => {
+            line = format!("F {} {}", json(table), json(pk));
         }
         ChangeKind::Key { key, result, meta } => {
             let meta = match meta {
@@ -262,6 +266,11 @@ fn read_change(payload: &str) -> Option<ChangeKind> {
                 record,
                 times,
             })
+        }
+        b'F' => {
+            let (table, rest) = json_string(payload.strip_prefix("F ")?)?;
+            let (pk, rest) = json_string(rest.strip_prefix(' ')?)?;
+            rest.is_empty().then_some(ChangeKind::Forget { table, pk })
         }
         b'K' => {
             let (key, rest) = json_string(payload.strip_prefix("K ")?)?;
@@ -405,6 +414,111 @@ mod tests {
         let mut log = FilePersister::new(&path);
         log.save(&changes).unwrap();
         assert_eq!(FilePersister::new(&path).restore().unwrap(), changes);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// R-GC-1 with R-PERS-1: the keys and rows the collector removes are saved as removed; the
+    /// log restores what the store holds after the collection, and keeps nothing it removed.
+    #[test]
+    fn r_gc_1_what_the_collector_removes_is_removed_from_the_log() {
+        #[derive(Clone, Debug, Default, PartialEq, crate::Entity)]
+        struct Tag {
+            #[entity(pk)]
+            name: String,
+        }
+        let path = temp("collected");
+        let mut store = Store::new();
+        store.track_changes();
+        store.set_gc(crate::store::GcPolicy::new().max_age(std::time::Duration::ZERO));
+        for i in 0..4 {
+            let tag = serde_json::json!({ "name": format!("tag \"{i}\"") });
+            store.set_response::<Tag>(&format!("GET /tags/{i}"), &(), &tag).unwrap();
+        }
+        store.retain("GET /tags/2");
+        let mut log = FilePersister::new(&path);
+        log.restore().unwrap();
+        log.save(&store.take_changes()).unwrap();
+        let report = store.gc();
+        assert_eq!((report.keys, report.rows), (3, 3));
+        let removals = store.take_changes();
+        assert!(removals.iter().all(Change::is_removal), "{removals:?}");
+        assert_eq!(removals.len(), 6);
+        log.save(&removals).unwrap();
+        let restored = FilePersister::new(&path).restore().unwrap();
+        assert_eq!(Snapshot::from_changes(restored), store.snapshot());
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// The entity of the collector's log tests.
+    #[derive(Clone, Debug, Default, PartialEq, crate::Entity)]
+    struct GcTag {
+        #[entity(pk)]
+        name: String,
+    }
+
+    /// A store collecting with `max_age` zero, tracking changes, holding tags 0, 1 and 2 (each
+    /// by its own key) with tags 1 and 2 retained, and the log its changes were saved to.
+    fn collected_tags(name: &str) -> (Store, FilePersister, PathBuf) {
+        let path = temp(name);
+        let mut store = Store::new();
+        store.track_changes();
+        store.set_gc(crate::store::GcPolicy::new().max_age(std::time::Duration::ZERO));
+        for i in 0..3 {
+            let tag = serde_json::json!({ "name": i.to_string() });
+            store
+                .set_response::<GcTag>(&format!("GET /tags/{i}"), &(), &tag)
+                .unwrap();
+        }
+        store.retain("GET /tags/1");
+        store.retain("GET /tags/2");
+        let mut log = FilePersister::new(&path);
+        log.restore().unwrap();
+        log.save(&store.take_changes()).unwrap();
+        // Tag 0 goes; tag 2, the last row, takes its place: the store holds [2, 1].
+        assert_eq!(store.gc().rows, 1);
+        (store, log, path)
+    }
+
+    /// The store `changes` restore into, through `hydrate_changes` (R-PERS-2).
+    fn restored(changes: Vec<Change>) -> Store {
+        let mut store = Store::new();
+        store
+            .hydrate_changes(changes, &crate::store::Schemas::new().with::<GcTag>())
+            .unwrap();
+        store
+    }
+
+    /// R-GC-1 with R-PERS-2: the rows a log restores are in the order the collector left them
+    /// (the last row in the collected row's place), through `Snapshot::from_changes` as through
+    /// `hydrate_changes`.
+    #[test]
+    fn r_gc_1_a_log_restores_rows_in_the_order_the_collector_left() {
+        let (mut store, mut log, path) = collected_tags("collected-order");
+        log.save(&store.take_changes()).unwrap();
+        let changes = FilePersister::new(&path).restore().unwrap();
+        assert_eq!(
+            restored(changes.clone()).snapshot(),
+            store.snapshot(),
+            "hydrate_changes"
+        );
+        assert_eq!(
+            Snapshot::from_changes(changes),
+            store.snapshot(),
+            "Snapshot::from_changes"
+        );
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// R-GC-1 with R-PERS-1/2: a row collected and written again before the changes are taken
+    /// is saved as removed, then written: the log puts it where the store did, at the end.
+    #[test]
+    fn r_gc_1_a_row_collected_then_written_again_restores_in_the_stores_order() {
+        let (mut store, mut log, path) = collected_tags("collected-again");
+        let tag = serde_json::json!({ "name": "0" });
+        store.set_response::<GcTag>("GET /tags/0", &(), &tag).unwrap();
+        log.save(&store.take_changes()).unwrap();
+        let changes = FilePersister::new(&path).restore().unwrap();
+        assert_eq!(restored(changes).snapshot(), store.snapshot());
         std::fs::remove_file(&path).unwrap();
     }
 

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::ops::Deref;
 
-use super::{EntitySchema, Registry, Schema};
+use super::{EntitySchema, RefSink, Registry, Schema};
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 
 /// Every valid cached entity of `T` (an entity or a union), in first-insertion order, including
@@ -112,5 +112,11 @@ impl<T: EntitySchema> Schema for All<T> {
 
     fn register(registry: &mut Registry) {
         T::register(registry);
+    }
+
+    /// Every row of the schema's tables, and what the kept inputs reference.
+    fn refs(passthrough: &Self::Stored, sink: &mut RefSink<'_>) {
+        T::tables(sink);
+        passthrough.iter().for_each(|r| T::refs(r, sink));
     }
 }

@@ -1,7 +1,7 @@
 //! Collections: lists stored once per (entity type, args) and updated by push, unshift and
 //! pages (R-COL, R-PAGE).
 
-use std::any::TypeId;
+use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use super::normalize::{CollectionMode, Normalizing, Pending, Seg, invalid, list, refuse_other_kinds, with};
 use super::registry::Decoder;
-use super::{EntityField, EntityRef, EntitySchema, Registry, Schema};
+use super::{EntityField, EntityRef, EntitySchema, RefSink, Registry, Schema};
 use crate::json::as_map;
 use crate::pk::string_form;
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
@@ -301,8 +301,24 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
         register_tables::<T>(registry);
         T::register(registry);
     }
+
+    fn refs(stored: &EntityRef, sink: &mut RefSink<'_>) {
+        sink.list(T::collection_key(), stored.as_str(), walk_members::<T>);
+    }
 }
 impl<T: EntitySchema, P: CollectionPolicy + Default> EntityField for Collection<Vec<T>, P> {}
+
+/// Reports the references `from..to` of a list of `T` ([`ListWalk`](crate::refs::ListWalk)); returns its length (`0`
+/// for a record of another type, which then references nothing).
+pub(crate) fn walk_members<T: EntitySchema>(list: &dyn Any, from: usize, to: usize, sink: &mut RefSink<'_>) -> usize {
+    let Some(members) = list.downcast_ref::<Members<T::Stored>>() else {
+        return 0;
+    };
+    let refs = members.refs();
+    let to = to.min(refs.len());
+    refs.get(from..to).into_iter().flatten().for_each(|r| T::refs(r, sink));
+    refs.len()
+}
 
 /// Registers how the list and map collections of `T` read back from a snapshot.
 pub(crate) fn register_tables<T: EntitySchema>(registry: &mut Registry) {
@@ -624,6 +640,10 @@ macro_rules! list_member {
             fn register(registry: &mut Registry) {
                 L::register(registry);
             }
+
+            fn refs(stored: &Self::Stored, sink: &mut RefSink<'_>) {
+                <L::Item as Schema>::refs(stored, sink);
+            }
         }
     };
 }
@@ -677,5 +697,9 @@ impl<L: ListSchema> Schema for Page<L> {
 
     fn register(registry: &mut Registry) {
         L::register(registry);
+    }
+
+    fn refs(stored: &L::Stored, sink: &mut RefSink<'_>) {
+        L::refs(stored, sink);
     }
 }

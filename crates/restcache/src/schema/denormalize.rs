@@ -125,7 +125,7 @@ impl<'s> DenormalizeCtx<'s> {
     /// A list read back in the order it was written finds its entities in consecutive rows, and
     /// one entity often follows itself (ten todos of one user): so the committed row after the
     /// previous find in the same table, then that row itself, are compared with `pk` before the
-    /// pk is hashed. Rows are never removed, so a row whose key is `pk` is the one a hash lookup
+    /// pk is hashed. A table holds a pk once, so a row whose key is `pk` is the one a hash lookup
     /// finds. A row a pending optimistic layer wrote hides the committed one.
     pub(crate) fn slot(&mut self, table: &'static str, pk: &str) -> Option<(TableId, usize, &'s Slot)> {
         let tables = self.tables;

@@ -16,7 +16,7 @@ use super::{Registry, Schema};
 use crate::error::Error;
 use crate::json::kind;
 use crate::pk::string_form;
-use crate::refs::EntityRef;
+use crate::refs::{EntityRef, RefSink};
 use crate::rows::{EntityRow, Row, RowData};
 use crate::tables::Record;
 
@@ -232,8 +232,14 @@ macro_rules! impl_entity_schema {
             fn register(registry: &mut $crate::__private::Registry) {
                 $crate::__private::entity::register::<Self>(registry)
             }
+            fn refs(stored: &$crate::__private::EntityRef, sink: &mut $crate::__private::RefSink<'_>) {
+                sink.entity(<Self as $crate::__private::Entity>::KEY, stored.as_str())
+            }
         }
         impl $crate::__private::EntitySchema for $ty {
+            fn tables(sink: &mut $crate::__private::RefSink<'_>) {
+                sink.table(<Self as $crate::__private::Entity>::KEY)
+            }
             fn collection_key() -> &'static str {
                 <Self as $crate::__private::Entity>::COLLECTION_KEY
             }
@@ -290,6 +296,13 @@ pub trait EntitySchema: Schema<Output = Self, Stored: Eq + Hash> + Clone {
     fn row_of(stored: &Self::Stored) -> Option<(&'static str, &str)> {
         let _ = stored;
         None
+    }
+
+    /// Reports every table of this schema as referenced whole (what `All` reads); the default
+    /// cannot tell.
+    #[doc(hidden)]
+    fn tables(sink: &mut RefSink<'_>) {
+        sink.unknown();
     }
 
     /// Whether a normalized value is a reference to an entity, not an input a union's `other`

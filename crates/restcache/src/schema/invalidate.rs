@@ -2,7 +2,7 @@
 
 use std::marker::PhantomData;
 
-use super::{EntityRef, EntitySchema, Registry, Schema, SchemaKind};
+use super::{EntityRef, EntitySchema, RefSink, Registry, Schema, SchemaKind};
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 
 /// Marks the entity the response names INVALID: it vanishes from every list, `Option` fields
@@ -44,4 +44,7 @@ impl<T: EntitySchema> Schema for Invalidate<T> {
     fn register(registry: &mut Registry) {
         T::register(registry);
     }
+
+    /// The pk is the result: it names the row but does not keep it.
+    fn refs(_: &EntityRef, _: &mut RefSink<'_>) {}
 }

@@ -14,8 +14,8 @@ use super::denormalize::{DenormalizeCtx, Unresolved};
 use super::normalize::{CollectionMode, with};
 use super::registry::Decoder;
 use super::{
-    Collection, CollectionInfo, CollectionPolicy, EntityField, EntityRef, EntitySchema, ListSchema, Registry, Schema,
-    Values,
+    Collection, CollectionInfo, CollectionPolicy, EntityField, EntityRef, EntitySchema, ListSchema, RefSink, Registry,
+    Schema, Values,
 };
 use crate::json::as_map;
 use crate::schema::collection_pk;
@@ -137,6 +137,23 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Value
         register_table::<T>(registry);
         T::register(registry);
     }
+
+    fn refs(stored: &EntityRef, sink: &mut RefSink<'_>) {
+        sink.list(map_table::<T>(), stored.as_str(), walk_entries::<T>);
+    }
+}
+
+/// Reports every reference of a map collection of `T` ([`ListWalk`](crate::refs::ListWalk)):
+/// a map is walked whole, whatever `from..to`; returns `0` once it has been (or for a record of
+/// another type).
+fn walk_entries<T: EntitySchema>(map: &dyn std::any::Any, from: usize, _: usize, sink: &mut RefSink<'_>) -> usize {
+    match map.downcast_ref::<Entries<T::Stored>>() {
+        Some(entries) if from == 0 => {
+            entries.map().values().for_each(|r| T::refs(r, sink));
+            entries.map().len()
+        }
+        _ => 0,
+    }
 }
 impl<T: EntitySchema, P: CollectionPolicy + Default> EntityField for Collection<Values<T>, P> {}
 
@@ -171,5 +188,9 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Assign<Collectio
 
     fn register(registry: &mut Registry) {
         <Collection<Values<T>, P> as Schema>::register(registry);
+    }
+
+    fn refs(stored: &Self::Stored, sink: &mut RefSink<'_>) {
+        <Values<T> as Schema>::refs(stored, sink);
     }
 }

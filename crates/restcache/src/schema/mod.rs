@@ -30,7 +30,8 @@ mod values;
 pub mod union_impl {
     //! The functions `#[derive(Union)]` delegates to.
     pub use super::union::{
-        collection_key, denormalize, from_json, invalidate, is_entity, normalize, query, read_all, skipped,
+        collection_key, denormalize, from_json, invalidate, is_entity, normalize, query, read_all, refs, skipped,
+        tables,
     };
 }
 
@@ -51,7 +52,7 @@ pub use self::union::Union;
 pub use self::values::Values;
 pub use crate::pk::pk_of;
 pub use crate::pk::{pk_string, string_form};
-pub use crate::refs::{EntityRef, StoredValue, UnionRef};
+pub use crate::refs::{EntityRef, RefSink, StoredValue, UnionRef};
 pub use crate::row_text::RowText;
 pub use crate::rows::{EntityRow, FieldValue, JsonRow, RowData, clone_field, merge_field, same_field};
 pub use crate::schema::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
@@ -186,6 +187,25 @@ pub trait Schema: Send + Sync + 'static {
     fn register(registry: &mut Registry) {
         let _ = registry;
     }
+
+    /// Reports the rows a normalized value of this schema references, for the collector
+    /// (R-GC-3): entities, collection lists and whole tables. The default cannot tell, and a
+    /// store keeping such a value removes no row.
+    fn refs(stored: &Self::Stored, sink: &mut RefSink<'_>) {
+        let _ = stored;
+        sink.unknown();
+    }
+
+    /// [`refs`](Self::refs) of the parts `from..to` of a normalized value (a list's elements),
+    /// so the collector can follow a long list a slice at a time; returns how many parts the
+    /// value has. The default has one part: the whole value.
+    #[doc(hidden)]
+    fn refs_from(stored: &Self::Stored, from: usize, to: usize, sink: &mut RefSink<'_>) -> usize {
+        if from == 0 && to > 0 {
+            Self::refs(stored, sink);
+        }
+        1
+    }
 }
 
 /// A schema that may be a nested field of an entity: every schema except [`All`] (R-ALL-5).
@@ -225,6 +245,20 @@ impl<S: Schema> Schema for Vec<S> {
 
     fn register(registry: &mut Registry) {
         S::register(registry);
+    }
+
+    fn refs(items: &Self::Stored, sink: &mut RefSink<'_>) {
+        items.iter().for_each(|item| S::refs(item, sink));
+    }
+
+    fn refs_from(items: &Self::Stored, from: usize, to: usize, sink: &mut RefSink<'_>) -> usize {
+        let to = to.min(items.len());
+        items
+            .get(from..to)
+            .into_iter()
+            .flatten()
+            .for_each(|item| S::refs(item, sink));
+        items.len()
     }
 }
 impl<S: EntityField> EntityField for Vec<S> {}
@@ -268,6 +302,16 @@ impl<S: Schema> Schema for Option<S> {
     fn register(registry: &mut Registry) {
         S::register(registry);
     }
+
+    fn refs(stored: &Self::Stored, sink: &mut RefSink<'_>) {
+        if let Some(v) = stored {
+            S::refs(v, sink);
+        }
+    }
+
+    fn refs_from(stored: &Self::Stored, from: usize, to: usize, sink: &mut RefSink<'_>) -> usize {
+        stored.as_ref().map_or(0, |v| S::refs_from(v, from, to, sink))
+    }
 }
 impl<S: EntityField> EntityField for Option<S> {}
 
@@ -304,6 +348,14 @@ impl<S: Schema> Schema for Box<S> {
     fn register(registry: &mut Registry) {
         S::register(registry);
     }
+
+    fn refs(stored: &Self::Stored, sink: &mut RefSink<'_>) {
+        S::refs(stored, sink);
+    }
+
+    fn refs_from(stored: &Self::Stored, from: usize, to: usize, sink: &mut RefSink<'_>) -> usize {
+        S::refs_from(stored, from, to, sink)
+    }
 }
 impl<S: EntityField> EntityField for Box<S> {}
 
@@ -323,6 +375,9 @@ impl Schema for Value {
     fn from_json(json: &Value) -> Option<Value> {
         Some(json.clone())
     }
+
+    /// JSON kept as it came references nothing.
+    fn refs(_: &Value, _: &mut RefSink<'_>) {}
 }
 impl EntityField for Value {}
 
@@ -348,5 +403,7 @@ impl Schema for () {
     fn skipped(_: &()) -> bool {
         true
     }
+
+    fn refs(_: &(), _: &mut RefSink<'_>) {}
 }
 impl EntityField for () {}

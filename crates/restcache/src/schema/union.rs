@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::entity::invalidated_pk;
 use super::normalize::{fail, invalid, take_error, with};
 use crate::pk::string_form;
-use crate::refs::{EntityRef, UnionRef};
+use crate::refs::{EntityRef, RefSink, UnionRef};
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 use crate::tables::Record;
 
@@ -291,6 +291,24 @@ pub fn from_json<U: Union>(json: &Value) -> Option<UnionRef> {
 #[doc(hidden)]
 pub fn skipped(stored: &UnionRef) -> bool {
     matches!(stored, UnionRef::Skipped)
+}
+
+/// `Schema::refs` of a union: the entity of the tagged variant (an `other` input and a skipped
+/// element reference nothing).
+#[doc(hidden)]
+pub fn refs<U: Union>(stored: &UnionRef, sink: &mut RefSink<'_>) {
+    if let UnionRef::Entity { tag, pk } = stored
+        && let Some(i) = U::TAGS.iter().position(|t| t == tag)
+        && let Some(key) = U::KEYS.get(i)
+    {
+        sink.entity(key, pk.as_str());
+    }
+}
+
+/// `EntitySchema::tables` of a union: every variant's table.
+#[doc(hidden)]
+pub fn tables<U: Union>(sink: &mut RefSink<'_>) {
+    U::KEYS.iter().for_each(|key| sink.table(key));
 }
 
 /// `EntitySchema::is_entity` of a union.

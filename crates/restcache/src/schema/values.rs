@@ -5,7 +5,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use super::{EntityField, Registry, Schema};
+use super::{EntityField, RefSink, Registry, Schema};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
@@ -97,6 +97,10 @@ impl<S: Schema> Schema for Values<S> {
 
     fn register(registry: &mut Registry) {
         S::register(registry);
+    }
+
+    fn refs(map: &Self::Stored, sink: &mut RefSink<'_>) {
+        map.values().for_each(|v| S::refs(v, sink));
     }
 }
 impl<S: EntityField> EntityField for Values<S> {}

@@ -51,6 +51,11 @@ pub(crate) enum ChangeKind {
         result: Option<String>,
         meta: Option<KeyMeta>,
     },
+    /// A row removed by the collector (R-GC-1).
+    Forget {
+        table: String,
+        pk: String,
+    },
 }
 
 /// A record as JSON text.
@@ -118,6 +123,14 @@ impl Change {
         })
     }
 
+    /// A row the collector removed.
+    pub(super) fn forget(table: &str, pk: &str) -> Change {
+        Change(ChangeKind::Forget {
+            table: table.to_owned(),
+            pk: pk.to_owned(),
+        })
+    }
+
     /// A key's result and meta as they are stored now (neither: the key is gone).
     pub(super) fn key(key: &str, result: Option<&StoredResult>, meta: Option<&EndpointMeta>) -> Change {
         Change(ChangeKind::Key {
@@ -132,7 +145,9 @@ impl Change {
     pub fn slot(&self) -> String {
         match &self.0 {
             ChangeKind::Clear => "clear".to_owned(),
-            ChangeKind::Row { table, pk, .. } => format!("row/{}/{}", escape(table), escape(pk)),
+            ChangeKind::Row { table, pk, .. } | ChangeKind::Forget { table, pk } => {
+                format!("row/{}/{}", escape(table), escape(pk))
+            }
             ChangeKind::Key { key, .. } => format!("key/{}", escape(key)),
         }
     }
@@ -142,7 +157,8 @@ impl Change {
         matches!(self.0, ChangeKind::Clear)
     }
 
-    /// Whether this change removes its slot (a key with neither result nor meta left).
+    /// Whether this change removes its slot (a key with neither result nor meta left, or a
+    /// row the collector removed).
     pub fn is_removal(&self) -> bool {
         matches!(
             &self.0,
@@ -150,7 +166,7 @@ impl Change {
                 result: None,
                 meta: None,
                 ..
-            }
+            } | ChangeKind::Forget { .. }
         )
     }
 }
@@ -201,6 +217,12 @@ impl Snapshot {
                         expires_at,
                     };
                     tables.entry(table).or_default().insert(pk, row);
+                }
+                // The table's last row takes its place, as in the store.
+                ChangeKind::Forget { table, pk } => {
+                    if let Some(rows) = tables.get_mut(&table) {
+                        rows.swap_remove(&pk);
+                    }
                 }
                 ChangeKind::Key {
                     key,
@@ -344,6 +366,10 @@ impl Store {
                         read_text(record, decoder).map_err(|why| invalid(format!("row {pk:?} of {table:?} {why}")))?;
                     replay.row(table, pk, record, times, true)
                 })(),
+                ChangeKind::Forget { table, pk } => {
+                    replay.forget(&table, &pk);
+                    Ok(())
+                }
                 ChangeKind::Key { key, result, meta } => (|| {
                     // The key's whole state: what it lacks now, it lost.
                     replay.remove_key(&key);

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 
 use super::Store;
 use super::change::Change;
+use crate::pk::Pk;
 use crate::tables::TableId;
 
 /// The rows and keys touched since the last [`Store::take_changes`], and whether the store was
@@ -12,14 +13,21 @@ use crate::tables::TableId;
 #[derive(Debug, Default)]
 pub(crate) struct Journal {
     cleared: bool,
-    rows: Vec<(TableId, u32)>,
+    /// By pk, not by row index: the collector moves rows (R-GC-1); `true` for a row removed.
+    rows: Vec<(TableId, Pk, bool)>,
     keys: Vec<String>,
 }
 
 impl Journal {
-    /// Row `row` of table `table` was written (its record, its meta, or both).
-    pub fn row(&mut self, table: TableId, row: usize) {
-        self.rows.push((table, row as u32));
+    /// Row `pk` of table `table` was written (its record, its meta, or both).
+    pub fn row(&mut self, table: TableId, pk: &Pk) {
+        self.rows.push((table, pk.clone(), false));
+    }
+
+    /// Row `pk` of table `table` was removed by the collector, the table's last row taking its
+    /// place.
+    pub fn forget(&mut self, table: TableId, pk: &Pk) {
+        self.rows.push((table, pk.clone(), true));
     }
 
     /// The result or meta of `key` was written or removed.
@@ -54,18 +62,26 @@ impl Store {
         if cleared {
             changes.push(Change::clear());
         }
+        // A row written twice is saved once, at its first place, as it is now; a removal is
+        // saved where it happened (a restore moves rows as the store did), and a row written
+        // again after it is saved again after it.
         let mut seen = HashSet::with_capacity(rows.len());
-        for (table, row) in rows {
-            if !seen.insert((table, row)) {
+        for (table, pk, removed) in &rows {
+            let Some(name) = self.tables.name(*table) else {
+                continue;
+            };
+            if *removed {
+                seen.remove(&(table, pk));
+                changes.push(Change::forget(name, pk.as_str()));
                 continue;
             }
-            let Some(name) = self.tables.name(table) else {
+            if !seen.insert((table, pk)) {
                 continue;
-            };
-            let Some((pk, slot)) = self.tables.table(table).rows.get_index(row as usize) else {
-                continue;
-            };
-            changes.push(Change::row(name, pk.as_str(), slot));
+            }
+            // A row gone since was removed by the collector: its removal is saved in its place.
+            if let Some(slot) = self.tables.table(*table).rows.get(pk.as_str()) {
+                changes.push(Change::row(name, pk.as_str(), slot));
+            }
         }
         let mut seen_keys = HashSet::with_capacity(keys.len());
         for key in keys {

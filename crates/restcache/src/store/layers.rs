@@ -286,9 +286,15 @@ fn write_layer(
                 .and_then(|p| p.results.get(&layer.key))
                 .filter(|r| r.value.same(result.as_ref()))
                 .map_or_else(|| Store::bump(next), |r| r.version);
-            derived
-                .results
-                .insert(layer.key.clone(), StoredResult { value: result, version });
+            derived.results.insert(
+                layer.key.clone(),
+                StoredResult {
+                    value: result,
+                    version,
+                    walk: None,
+                    bytes: 0,
+                },
+            );
         }
         Err(e) => tracing::warn!(key = %layer.key, error = %e, "optimistic layer skipped"),
     }
@@ -425,5 +431,19 @@ mod tests {
         store.fail("PUT /tags/b", Instant::now(), error, Duration::from_secs(1), Some(1));
         let ns: Vec<u64> = all(&store).iter().map(|t| t.n).collect();
         assert_eq!(ns, [1, 2, 3]);
+    }
+
+    /// R-GC-2: no step runs while optimistic layers are pending; a step says so, and a whole
+    /// cycle returns at once, not done.
+    #[test]
+    fn r_gc_2_a_whole_cycle_returns_while_a_layer_is_pending() {
+        let mut store = Store::new();
+        store.set_gc(crate::store::GcPolicy::new());
+        let tags = json!([{ "name": "a", "n": 1 }]);
+        store.set_response::<Vec<Tag>>("GET /tags", &(), tags).unwrap();
+        store.add_layer(update(1, "a", 2));
+        assert!(store.gc_step().blocked);
+        let report = store.gc();
+        assert!(report.blocked && !report.done);
     }
 }

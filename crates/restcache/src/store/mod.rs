@@ -5,6 +5,7 @@
 //! return the same `Arc` until something they depend on changes (R-READ-5).
 
 mod change;
+mod gc;
 mod journal;
 mod layers;
 mod read;
@@ -14,6 +15,8 @@ mod snapshot;
 mod write;
 
 pub use self::change::Change;
+pub(crate) use self::gc::ResultWalk;
+pub use self::gc::{GcPolicy, GcReport};
 // The log file's own line format reads and writes changes' parts (`persist/file.rs`).
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) use self::change::{ChangeKind, KeyMeta, RecordText};
@@ -193,6 +196,11 @@ impl<'a> WriteOptions<'a> {
 pub(crate) struct StoredResult {
     pub value: Arc<dyn AnyStored>,
     pub version: u64,
+    /// What the result references, by the schema that wrote it; `None` for a result read back
+    /// from a snapshot or written by a layer.
+    pub walk: Option<ResultWalk>,
+    /// The key's bytes, measured while the store has a [`GcPolicy`] (else 0).
+    pub bytes: usize,
 }
 
 impl StoredResult {
@@ -249,6 +257,10 @@ pub struct Store {
     derived: Option<Derived>,
     /// What commits changed, while a persister tracks them (R-PERS-1).
     journal: Option<journal::Journal>,
+    /// The collector, with a [`GcPolicy`] (R-GC-1).
+    gc: Option<Box<gc::Gc>>,
+    /// The keys kept from the collector, and how many times each ([`Store::retain`]).
+    retained: KeyMap<u32>,
 }
 
 impl Default for Store {
@@ -324,6 +336,8 @@ impl Store {
             layers: Vec::new(),
             derived: None,
             journal: None,
+            gc: None,
+            retained: KeyMap::default(),
         }
     }
 
@@ -347,7 +361,10 @@ impl Store {
     /// Forgets the result of `key` and marks it invalidated, so its next read fetches and waits
     /// (R-EXP-2). Entities are untouched.
     pub fn invalidate(&mut self, key: &str) {
-        self.results.swap_remove(key);
+        let removed = self.results.swap_remove(key);
+        if let (Some(gc), Some(r)) = (self.gc.as_mut(), removed) {
+            gc.key_removed(r.bytes);
+        }
         if let Some(journal) = self.journal() {
             journal.key(key);
         }
@@ -404,6 +421,9 @@ impl Store {
         self.memo.lock().entries.clear();
         if let Some(journal) = self.journal() {
             journal.clear();
+        }
+        if let Some(gc) = self.gc.as_mut() {
+            gc.reset();
         }
         self.epoch += 1;
         self.version += 1;

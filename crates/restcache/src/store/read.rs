@@ -36,9 +36,11 @@ pub(super) struct MemoEntry {
     result_version: Option<u64>,
     /// Query-mode reads depend on the args too.
     args: Option<Value>,
-    deps: Deps,
+    pub(super) deps: Deps,
     found: Found,
     view: View,
+    /// When a read last found this entry: the memo's [`clock`](Memo::clock) then.
+    pub(super) last_read: Stamp,
 }
 
 impl MemoEntry {
@@ -83,6 +85,9 @@ pub(super) struct View {
 #[derive(Default)]
 pub(super) struct Memo {
     pub(super) entries: KeyMap<Vec<MemoEntry>>,
+    /// The time of the last commit or collection step: what a read records as its time, for
+    /// the collector's least-recently-read order (R-GC-4), without reading the clock.
+    pub(super) clock: Stamp,
     pub(super) registry: Registry,
     pub(super) checked: HashSet<TypeId, BuildHasherDefault<TypeIdHasher>>,
 }
@@ -196,12 +201,20 @@ impl Store {
         hash: u64,
         args: &Value,
     ) -> Result<Answer<T>, MutexGuard<'_, Memo>> {
-        let memo = self.memo.lock();
+        let mut memo = self.memo.lock();
+        let clock = memo.clock;
         // Nothing has changed since this read was last answered: the same answer, without
         // looking up the key's result and meta again (nor checking the schema, which an entry
         // of it has passed).
-        match get_hashed(&memo.entries, hash, key).and_then(|es| es.iter().find(|e| e.schema == schema)) {
-            Some(e) if e.answers(self.epoch, self.version, args) => Ok(e.answer()),
+        let entries = match memo.entries.raw_entry_mut_v1().from_key_hashed_nocheck(hash, key) {
+            RawEntryMut::Occupied(o) => Some(o.into_mut()),
+            RawEntryMut::Vacant(_) => None,
+        };
+        match entries.and_then(|es| es.iter_mut().find(|e| e.schema == schema)) {
+            Some(e) if e.answers(self.epoch, self.version, args) => {
+                e.last_read = clock;
+                Ok(e.answer())
+            }
             _ => Err(memo),
         }
     }
@@ -226,6 +239,7 @@ impl Store {
             Value::Object(_) => Some(args),
             _ => Some(Value::Object(Map::new())),
         };
+        let clock = memo.clock;
         let entries = match memo.entries.raw_entry_mut_v1().from_key_hashed_nocheck(hash, key) {
             RawEntryMut::Occupied(o) => Some(o.into_mut()),
             RawEntryMut::Vacant(_) => None,
@@ -243,6 +257,7 @@ impl Store {
             let read = self.found::<S>(&e.found, &e.deps, result.is_none());
             e.view = self.view(key, hash, &read);
             e.checked_at = self.version;
+            e.last_read = clock;
             return Ok((read.data, e.view.clone()));
         }
 
@@ -271,6 +286,7 @@ impl Store {
             deps,
             found,
             view: view.clone(),
+            last_read: clock,
         };
         let entries = match memo.entries.raw_entry_mut_v1().from_key_hashed_nocheck(hash, key) {
             RawEntryMut::Occupied(o) => o.into_mut(),

@@ -343,9 +343,12 @@ impl Store {
         self.tables = tables;
         self.results = results;
         self.meta = meta;
+        if let Some(gc) = self.gc.take() {
+            self.set_gc(gc.policy);
+        }
         if let Some(journal) = self.journal.as_mut() {
             for (id, (_, table)) in self.tables.iter().enumerate() {
-                (0..table.rows.len()).for_each(|row| journal.row(id as TableId, row));
+                table.rows.iter().for_each(|(pk, _)| journal.row(id as TableId, pk));
             }
             self.results
                 .keys()
@@ -434,7 +437,15 @@ impl<'s> Replay<'s> {
         let value: Arc<dyn crate::refs::AnyStored> = Arc::new(value);
         let twice = self
             .results
-            .insert(key.clone(), StoredResult { value, version: 0 })
+            .insert(
+                key.clone(),
+                StoredResult {
+                    value,
+                    version: 0,
+                    walk: None,
+                    bytes: 0,
+                },
+            )
             .is_some();
         if twice && !replace {
             return Err(invalid(format!("the key {key:?} has two results")));
@@ -459,6 +470,16 @@ impl<'s> Replay<'s> {
     }
 
     /// Removes the result and meta of `key`.
+    /// Removes row `pk` of table `table`, if there is one; the last row takes its place.
+    pub fn forget(&mut self, table: &str, pk: &str) {
+        if let Some(id) = self.tables.id(table) {
+            let rows = &mut self.tables.table_mut(id).rows;
+            if let Some((i, _)) = rows.get_full(pk) {
+                rows.swap_remove(i);
+            }
+        }
+    }
+
     pub fn remove_key(&mut self, key: &str) {
         self.results.shift_remove(key);
         self.meta.shift_remove(key);

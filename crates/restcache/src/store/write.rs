@@ -7,6 +7,7 @@ use crate::rt::Instant;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::gc::{self, Gc, ResultWalk, walk_result};
 use super::journal::Journal;
 use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
 use crate::bounded_value::Refused;
@@ -17,7 +18,7 @@ use crate::rows::MergeOutcome;
 use crate::schema::denormalize::DenormalizeCtx;
 use crate::schema::normalize::{Outcome, Pending, PendingTable, edit_at, run};
 use crate::schema::{CollectionPolicy, Schema, SchemaKind, join_lists};
-use crate::tables::{EntityMeta, Layered, ListEdit, Record, RowMeta, Slot, Stamp, Tables};
+use crate::tables::{EntityMeta, Layered, ListEdit, Record, RowMeta, Slot, Stamp, Table, TableId, Tables};
 
 /// The value a response stands for, after the empty-response rules (R-RESP-5, R-RESP-6).
 pub(super) fn prepare(
@@ -439,7 +440,7 @@ impl Store {
                 (table, pk, slot)
             })
             .collect();
-        self.commit_normalized(key, args, Arc::new(result), pending, opts, layer);
+        self.commit_normalized(key, args, (Arc::new(result), walk_result::<S>), pending, opts, layer);
         // What the response wrote, read as the cache now holds it: a field the response
         // omitted shows its cached value, and a newer write that won shows; a page reads as
         // the page, not as the list it joined.
@@ -460,7 +461,7 @@ impl Store {
         self.check_schema::<S>()?;
         let method = key.split_once(' ').map_or("", |(m, _)| m);
         let Outcome { result, pending } = normalize(method)?;
-        self.commit_normalized(key, args, Arc::new(result), pending, opts, None);
+        self.commit_normalized(key, args, (Arc::new(result), walk_result::<S>), pending, opts, None);
         Ok(())
     }
 
@@ -470,7 +471,7 @@ impl Store {
         &mut self,
         key: &str,
         args: &Value,
-        result: Arc<dyn AnyStored>,
+        result: (Arc<dyn AnyStored>, ResultWalk),
         mut pending: Pending,
         opts: WriteOptions<'_>,
         layer: Option<u64>,
@@ -537,37 +538,57 @@ impl Store {
     fn commit(
         &mut self,
         key: &str,
-        result: Option<Arc<dyn AnyStored>>,
+        result: Option<(Arc<dyn AnyStored>, ResultWalk)>,
         pending: Pending,
         fetched_at: Instant,
         now: Instant,
         expires_at: Instant,
     ) {
         let meta = Arc::new(EntityMeta::new(fetched_at, now, expires_at));
-        apply_pending(
+        self.memo.get_mut().clock = Stamp::of(now);
+        let written = apply_pending(
             &mut self.tables,
             &mut self.next_version,
             pending,
             &meta,
-            self.journal.as_mut(),
+            Observers {
+                journal: self.journal.as_mut(),
+                gc: self.gc.as_deref_mut(),
+            },
         );
-        if let Some(result) = result {
+        if let Some((result, walk)) = result {
             let newer = self.meta.get(key).is_some_and(|m| m.fetched_at > fetched_at);
             if !newer {
                 if let Some(journal) = self.journal() {
                     journal.key(key);
                 }
-                match self.results.get_mut(key) {
-                    Some(r) if r.value.same(result.as_ref()) => {}
+                let bytes = match self.gc.as_deref() {
+                    Some(_) => gc::key_bytes(key, result.as_ref()),
+                    None => 0,
+                };
+                let old = match self.results.get_mut(key) {
+                    Some(r) if r.value.same(result.as_ref()) => r.bytes,
                     Some(r) => {
                         r.value = result;
+                        r.walk = Some(walk);
                         r.version = Self::bump(&mut self.next_version);
+                        std::mem::replace(&mut r.bytes, bytes)
                     }
                     None => {
                         let version = Self::bump(&mut self.next_version);
-                        self.results
-                            .insert(key.to_owned(), StoredResult { value: result, version });
+                        let stored = StoredResult {
+                            value: result,
+                            version,
+                            walk: Some(walk),
+                            bytes,
+                        };
+                        self.results.insert(key.to_owned(), stored);
+                        0
                     }
+                };
+                if let Some(gc) = self.gc.as_deref_mut() {
+                    let new = self.results.get(key).map_or(0, |r| r.bytes);
+                    gc.key_written(key, old, new);
                 }
                 self.meta.insert(
                     key.to_owned(),
@@ -583,34 +604,59 @@ impl Store {
         }
         self.rebuild_read_state();
         self.version += 1;
+        self.gc_settle();
+        self.gc_assist(written);
+    }
+}
+
+/// Who is told of each row a commit writes: the persister's journal and the collector.
+pub(super) struct Observers<'a> {
+    pub journal: Option<&'a mut Journal>,
+    pub gc: Option<&'a mut Gc>,
+}
+
+impl Observers<'_> {
+    fn row(&mut self, table: TableId, row: usize, t: &Table) {
+        if self.journal.is_none() && self.gc.is_none() {
+            return;
+        }
+        let Some((pk, slot)) = t.rows.get_index(row) else {
+            return;
+        };
+        if let Some(journal) = self.journal.as_deref_mut() {
+            journal.row(table, pk);
+        }
+        if let Some(gc) = self.gc.as_deref_mut() {
+            gc.row_written(table, row, pk, slot);
+        }
     }
 }
 
 /// Applies a normalization's writes to `tables`, giving every changed record a new version,
-/// and notes every row written in `journal`.
+/// and tells `observers` of every row written. Returns how many rows it wrote.
 pub(super) fn apply_pending(
     tables: &mut Tables,
     next: &mut u64,
     pending: Pending,
     meta: &Arc<EntityMeta>,
-    mut journal: Option<&mut Journal>,
-) {
+    mut observers: Observers<'_>,
+) -> usize {
+    let mut written = 0;
     for PendingTable { name, rows, edits } in pending.tables {
         let (id, t) = tables.get_or_create(name);
+        written += rows.len();
         if t.rows.is_empty() {
             // Every row is new: the batch's map becomes the table, nothing is moved or hashed.
             // Its spare room goes; its hash index shrinks (hashing the pks again) only if the
             // list reserved more than it wrote (repeats, nulls).
             t.rows = rows;
             t.rows.shrink_to_fit();
-            if let Some(journal) = journal.as_deref_mut() {
-                (0..t.rows.len()).for_each(|row| journal.row(id, row));
-            }
             for slot in t.rows.values_mut() {
                 slot.meta = RowMeta::of(meta);
                 slot.version = Store::bump(next);
                 t.version = slot.version;
             }
+            (0..t.rows.len()).for_each(|row| observers.row(id, row, t));
             continue;
         }
         for (index, (pk, slot)) in rows.into_iter().enumerate() {
@@ -621,11 +667,10 @@ pub(super) fn apply_pending(
                 meta: RowMeta::of(meta),
                 version: 0,
             });
-            if let Some(journal) = journal.as_deref_mut() {
-                journal.row(id, row);
-            }
-            let changed = if added {
+            let fresh = added || observers.gc.as_deref().is_some_and(|gc| gc.is_garbage(id, row, stored));
+            let changed = if fresh {
                 stored.record = slot.record;
+                stored.meta = RowMeta::of(meta);
                 true
             } else {
                 apply(stored, slot.record, edit, meta)
@@ -634,8 +679,10 @@ pub(super) fn apply_pending(
                 stored.version = Store::bump(next);
                 t.version = stored.version;
             }
+            observers.row(id, row, t);
         }
     }
+    written
 }
 
 /// Applies the writes of an optimistic layer over the committed tables `base`, into `over`, the
