@@ -7,6 +7,7 @@ mod fixtures;
 mod aborts;
 mod deep_args;
 mod fetch;
+mod gc;
 mod hooks;
 mod optimistic;
 mod persist;

@@ -149,6 +149,20 @@ pub(crate) async fn sleep_until(at: Instant) {
     }
 }
 
+/// Lets the runtime run other tasks before this one goes on.
+pub(crate) async fn yield_now() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if std::mem::replace(&mut yielded, true) {
+            std::task::Poll::Ready(())
+        } else {
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+}
+
 /// `work`'s output, or `None` if it did not finish within `limit`.
 pub(crate) async fn timeout<F: Future>(limit: Duration, work: F) -> Option<F::Output> {
     #[cfg(not(target_arch = "wasm32"))]

@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::persist::Persister;
 use crate::rest::http::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, Http, Jar};
 use crate::rest::{Credentials, EndpointHooks, Retry};
-use crate::store::{Schemas, Store};
+use crate::store::{GcPolicy, Schemas, Store};
 
 /// Configures a [`Controller`].
 ///
@@ -39,6 +39,7 @@ pub struct ControllerBuilder {
     hooks: Option<Arc<dyn EndpointHooks>>,
     retry: Option<Retry>,
     persist: Option<(Box<dyn Persister>, Schemas)>,
+    gc: Option<GcPolicy>,
 }
 
 impl std::fmt::Debug for ControllerBuilder {
@@ -52,6 +53,7 @@ impl std::fmt::Debug for ControllerBuilder {
             .field("hooks", &self.hooks.is_some())
             .field("retry", &self.retry)
             .field("persisted", &self.persist.is_some())
+            .field("gc", &self.gc)
             .finish_non_exhaustive()
     }
 }
@@ -78,6 +80,27 @@ impl ControllerBuilder {
     /// ```
     pub fn persist(mut self, persister: impl Persister, schemas: Schemas) -> Self {
         self.persist = Some((Box::new(persister), schemas));
+        self
+    }
+
+    /// Collects the cache with `policy` (R-GC-1..5): every [`GcPolicy::interval`] a task runs a
+    /// cycle one step at a time, letting other tasks run between steps; live views keep the
+    /// keys they read; with a byte budget, writes also start cycles and help them along. The
+    /// task starts with the first change of the cache and ends with the Controller.
+    ///
+    /// ```
+    /// use restcache::prelude::*;
+    /// use restcache::store::GcPolicy;
+    /// use std::time::Duration;
+    ///
+    /// let ctrl = Controller::builder()
+    ///     .base_url("http://127.0.0.1:3000")
+    ///     .gc(GcPolicy::new().max_age(Duration::from_secs(600)).max_bytes(32 << 20))
+    ///     .build()?;
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
+    pub fn gc(mut self, policy: GcPolicy) -> Self {
+        self.gc = Some(policy);
         self
     }
 
@@ -242,10 +265,13 @@ impl ControllerBuilder {
             hooks: self.hooks,
             retry,
         };
-        let (store, persister) = match self.persist {
+        let (mut store, persister) = match self.persist {
             Some((mut persister, schemas)) => (restore(persister.as_mut(), &schemas)?, Some(persister)),
             None => (Store::new(), None),
         };
+        if let Some(policy) = self.gc {
+            store.set_gc(policy);
+        }
         Ok(Controller::from_parts(store, http, persister))
     }
 }

@@ -5,6 +5,7 @@
 //! to subscriptions.
 
 mod builder;
+mod collect;
 mod fetch;
 mod matcher;
 mod poll;
@@ -55,6 +56,9 @@ pub(crate) struct Inner {
     pub next_placeholder: AtomicU64,
     /// Where the cache's changes are saved, if anywhere (R-PERS-1).
     pub persister: Option<Mutex<Persisting>>,
+    /// How often the collector starts a cycle, with a [`GcPolicy`](crate::store::GcPolicy),
+    /// and its task once started (R-GC-5).
+    pub collector: Option<(std::time::Duration, Mutex<Option<crate::rt::Task>>)>,
 }
 
 /// A Controller's persister, and whether changes were lost since it last saved them all.
@@ -132,6 +136,7 @@ impl Controller {
     }
 
     pub(crate) fn from_parts(store: Store, http: Http, persister: Option<Box<dyn Persister>>) -> Self {
+        let collector = store.gc_interval().map(|every| (every, Mutex::new(None)));
         Controller {
             inner: Arc::new(Inner {
                 store: Mutex::new(store),
@@ -152,12 +157,14 @@ impl Controller {
                         wait: 0,
                     })
                 }),
+                collector,
             }),
         }
     }
 
     /// Tells subscriptions that the store changed, and saves what changed with the persister.
     pub(crate) fn notify(&self) {
+        self.start_collector();
         self.persist();
         self.inner.changes.send_modify(|v| *v = v.wrapping_add(1));
     }

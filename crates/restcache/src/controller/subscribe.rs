@@ -43,15 +43,30 @@ pub(crate) type Revalidate = Arc<dyn Fn(&Controller) + Send + Sync>;
 /// Reads one live view's [`ReadStatus`] now.
 type StatusOf<T> = Box<dyn Fn() -> ReadStatus<T> + Send + Sync>;
 
-/// A live view's entry in [`Controller::refetch_stale`]'s list; dropping it removes it.
+/// A live view's entry in [`Controller::refetch_stale`]'s list, and its hold on its key
+/// against the collector (R-GC-5); dropping it removes both.
 struct LiveGuard {
     ctrl: Controller,
     id: u64,
+    key: String,
+}
+
+impl LiveGuard {
+    fn new(ctrl: &Controller, id: u64, key: &str, revalidate: Revalidate) -> Self {
+        ctrl.inner.live.lock().insert(id, revalidate);
+        ctrl.inner.store.lock().retain(key);
+        LiveGuard {
+            ctrl: ctrl.clone(),
+            id,
+            key: key.to_owned(),
+        }
+    }
 }
 
 impl Drop for LiveGuard {
     fn drop(&mut self) {
         self.ctrl.inner.live.lock().remove(&self.id);
+        self.ctrl.inner.store.lock().release(&self.key);
     }
 }
 
@@ -419,8 +434,7 @@ impl Controller {
                     .unwrap_or_else(|error| ReadStatus::Error { error, data: None })
             })
         };
-        self.inner.live.lock().insert(id, revalidate::<S>(req.clone()));
-        let live = LiveGuard { ctrl: self.clone(), id };
+        let live = LiveGuard::new(self, id, &req.key, revalidate::<S>(req.clone()));
         let mut sub = Subscription::new(state, status_of);
         sub.changes = Some(self.inner.changes.subscribe());
         sub.status_changes = Some((self.inner.changes.subscribe(), self.inner.flights_changed.subscribe()));

@@ -474,6 +474,11 @@ impl Store {
         self.measure_results();
     }
 
+    /// How often a Controller starts a cycle: the policy's interval, if there is one.
+    pub(crate) fn gc_interval(&self) -> Option<Duration> {
+        self.gc.as_ref().map(|gc| gc.policy.interval)
+    }
+
     /// The bytes the store holds (rows, results, meta), as the collector measures them; `None`
     /// without a [`GcPolicy`] (nothing is measured then).
     pub fn bytes(&self) -> Option<usize> {
