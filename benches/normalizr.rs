@@ -58,6 +58,9 @@
 //! accumulated (R-PAGE-3); its yardstick `getPage separate keys 200x1000` writes the same pages each
 //! under a key of its own, where no page meets a stored list. No reference figure.
 //!
+//! `gc page 200x1000 budget 10MiB` and `gc step at 1000000 entities` (60 pages and 100,000 with
+//! `--quick`) measure the collector: see `gc_workloads`.
+//!
 //! `restore 100000 todos from a log` (10,000 with `--quick`) reads back the Todo list a
 //! `FilePersister` saved, replays it and hydrates a store with it (issue #26's target: at most
 //! 100 ms for 100,000 entities).
@@ -85,7 +88,7 @@ use std::time::{Duration, Instant};
 use restcache::bench_hooks;
 use restcache::persist::{FilePersister, Persister};
 use restcache::prelude::*;
-use restcache::store::{Schemas, WriteOptions};
+use restcache::store::{GcPolicy, Schemas, WriteOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -1295,6 +1298,107 @@ fn restore_workloads(b: &mut Bench, n: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// The collector (R-GC, issue #26).
+///
+/// `gc page PxN budget 10MiB`: a UI paging through `P` pages of `N` distinct todos (their users
+/// shared, 10 todos each), each page a key of its own (`GET /todos?page=i`), written from its
+/// bytes and read once, into a store with a 10 MiB byte budget; one call is the whole run, in a
+/// new store. The store's bytes after every page are checked: the run fails if their peak passes
+/// the budget, and prints it.
+///
+/// `gc step at N entities`: a store holding `N` todos (and `N / 10` users) in 10 keys of `N / 10`
+/// each, half of them retained, all older than `max_age`; one call is one `gc_step` of the
+/// default 1,024 units of work, until the cycle ends (it removes half the todos). Prints the
+/// longest step after the first cycle (which warms up).
+fn gc_workloads(b: &mut Bench, pages: usize, per_page: usize, entities: usize) -> Result<(), String> {
+    const BUDGET: usize = 10 << 20;
+    let paging = format!("gc page {pages}x{per_page} budget 10MiB");
+    if b.wants(&paging) {
+        let bodies: Vec<Vec<u8>> = generate_todos(pages * per_page)
+            .chunks(per_page)
+            .map(|page| serde_json::to_vec(page).expect("todos serialize"))
+            .collect();
+        let mut peak = 0;
+        let run = |peak: &mut usize| {
+            let mut store = Store::new();
+            store.set_gc(GcPolicy::new().max_bytes(BUDGET));
+            for (i, body) in bodies.iter().enumerate() {
+                let key = format!("{TODOS_KEY}?page={i}");
+                store.set_response_bytes::<Vec<Todo>>(&key, &(), body).unwrap();
+                let shown = store.get_response::<Vec<Todo>>(&key, &()).unwrap().data;
+                assert_eq!(shown.map_or(0, |page| page.len()), per_page, "page {i} reads whole");
+                *peak = (*peak).max(store.bytes().unwrap_or(0));
+            }
+            store
+        };
+        b.run_with(&paging, (pages * per_page) as u64, || (), |()| run(&mut peak));
+        note(&format!(
+            "{paging}: peak store bytes {:.2} MiB of {} MiB",
+            peak as f64 / f64::from(1 << 20),
+            BUDGET >> 20
+        ));
+        if peak > BUDGET {
+            return Err(format!(
+                "{paging}: the store's bytes reached {peak}, over the budget {BUDGET}"
+            ));
+        }
+    }
+    let stepping = format!("gc step at {entities} entities");
+    if b.wants(&stepping) {
+        let per_key = entities / 10;
+        // Made once: the fixture's own garbage is not the collector's.
+        let bodies: Vec<Vec<u8>> = generate_todos(entities)
+            .chunks(per_key)
+            .map(|chunk| serde_json::to_vec(chunk).expect("todos serialize"))
+            .collect();
+        let fill = || {
+            let mut store = Store::new();
+            store.set_gc(GcPolicy::new().max_age(Duration::ZERO));
+            for (i, body) in bodies.iter().enumerate() {
+                let key = format!("{TODOS_KEY}?part={i}");
+                store.set_response_bytes::<Vec<Todo>>(&key, &(), body).unwrap();
+                if i % 2 == 0 {
+                    store.retain(&key);
+                }
+            }
+            store
+        };
+        // The store and whether its cycle has ended; each call steps the cycle, and a new store
+        // is filled (untimed) once one ends. The longest step is taken after the first cycle,
+        // which warms up the code and the allocator.
+        let state = std::cell::RefCell::new((fill(), false));
+        let (mut longest, mut cycles) = (Duration::ZERO, 0);
+        b.run_with(
+            &stepping,
+            1_024,
+            || {
+                let mut state = state.borrow_mut();
+                if state.1 {
+                    *state = (fill(), false);
+                }
+            },
+            |()| {
+                let mut state = state.borrow_mut();
+                let t0 = Instant::now();
+                let step = state.0.gc_step();
+                let took = t0.elapsed();
+                if cycles > 0 {
+                    longest = longest.max(took);
+                }
+                cycles += usize::from(step.done);
+                state.1 = step.done;
+            },
+        );
+        if !longest.is_zero() {
+            note(&format!(
+                "{stepping}: longest step after the first cycle {:.3} ms",
+                longest.as_secs_f64() * 1e3
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// What `/usr/bin/time -v` measures for BENCHMARKS.md's peak memory: the Todo list of `n` built
 /// in memory as JSON, normalized into a store (moved in), the list read back once without the
 /// memo, and exit.
@@ -1423,6 +1527,10 @@ fn main() -> ExitCode {
     let pages = if quick { 10 } else { 200 };
     result = result.and_then(|()| page_workloads(&mut b, pages, 1_000));
     result = result.and_then(|()| restore_workloads(&mut b, if quick { 10_000 } else { 100_000 }));
+    result = result.and_then(|()| {
+        let (pages, entities) = if quick { (60, 100_000) } else { (200, 1_000_000) };
+        gc_workloads(&mut b, pages, 1_000, entities)
+    });
     if let Err(e) = result {
         eprintln!("[normalizr] {e}");
         return ExitCode::FAILURE;
