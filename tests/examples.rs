@@ -10,6 +10,9 @@ use serde_json::json;
 #[path = "../examples/batch_delete.rs"]
 #[allow(dead_code)]
 mod batch_delete;
+#[path = "../examples/bounded.rs"]
+#[allow(dead_code)]
+mod bounded;
 #[path = "../examples/custom_collection.rs"]
 #[allow(dead_code)]
 mod custom_collection;
@@ -148,6 +151,41 @@ async fn example_offline_restores_its_lists_with_no_request() {
         ["GET /todos?userId=u1", "GET /todos?userId=u2", "PATCH /todos/1"],
         "the second run sent nothing"
     );
+}
+
+#[tokio::test]
+async fn example_bounded_runs_on_the_demo_api() {
+    let server = start().await;
+    let mut out = Vec::new();
+    bounded::run(&server.base_url(), &mut out).await.unwrap();
+    let text = squash(out);
+    assert_says(
+        &text,
+        &[
+            "1. A live view shows todo #1: \"Todo 1\"",
+            "2. Opened todos #2 to #30, one key each, with a budget of 8 KiB",
+            "evicted, the least recently read; #1 kept, as a live view shows it",
+            "3. Todo #2 again: fetched anew, \"Todo 2\"",
+        ],
+    );
+    let cached = text
+        .split("still cached: ")
+        .nth(1)
+        .and_then(|rest| rest.split(" evicted").next())
+        .expect("the cached todos are printed");
+    let ids: Vec<u64> = cached
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix('#')?.parse().ok())
+        .collect();
+    assert_eq!(ids.first(), Some(&1), "the live view's todo: {cached}");
+    assert_eq!(ids.last(), Some(&30), "the newest: {cached}");
+    assert!(ids.len() < 20 && !ids.contains(&2), "the oldest evicted: {cached}");
+    assert!(
+        ids.windows(2).skip(1).all(|w| w[1] == w[0] + 1),
+        "what stays is the most recent run: {cached}"
+    );
+    let todo2 = requests(&server).iter().filter(|r| *r == "GET /todos/2").count();
+    assert_eq!(todo2, 2, "todo #2 fetched again once evicted");
 }
 
 #[tokio::test]
