@@ -133,6 +133,51 @@ async fn r_pers_4_a_reloaded_page_shows_the_persisted_list_with_no_request() {
     );
 }
 
+/// R-PERS-4 with R-GC-1: rows the collector removed are removed from `localStorage`, and the
+/// row that took a removed row's place takes its place there too: a reloaded page has the rows
+/// the cache kept, in the order it kept them.
+#[wasm_bindgen_test]
+async fn r_pers_4_a_reload_after_collection_keeps_the_rows_and_their_order() {
+    use restcache::persist::LocalStoragePersister;
+    use restcache::store::{GcPolicy, Schemas};
+    control("POST", "/_control/reset", None).await;
+    let build = || {
+        Controller::builder()
+            .base_url(api())
+            .persist(
+                LocalStoragePersister::new("restcache-gc-test/"),
+                Schemas::new().with::<Todo>(),
+            )
+            .gc(GcPolicy::new().max_bytes(8 << 10))
+            .build()
+            .expect("a Controller")
+    };
+    let rows = |ctrl: &Controller| -> Vec<Value> {
+        let snapshot = serde_json::to_value(ctrl.snapshot()).unwrap();
+        let tables = snapshot["tables"].as_array().cloned().unwrap_or_default();
+        let todos = tables.into_iter().find(|t| t["name"] == "Todo").unwrap_or_default();
+        todos["rows"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|r| r["pk"].clone())
+            .collect()
+    };
+    let get = todos(|o| o).get();
+    let page = build();
+    page.reset();
+    for id in 1..=30u64 {
+        page.suspense(&get, params! { id: id }).await.unwrap();
+    }
+    let kept = rows(&page);
+    assert!(kept.len() < 30, "the budget evicted some: {kept:?}");
+    drop(page);
+    let reloaded = build();
+    assert_eq!(rows(&reloaded), kept, "the same rows, in the same order");
+    reloaded.reset();
+}
+
 #[wasm_bindgen_test]
 async fn r_sub_a_patch_push_and_delete_reach_a_live_list() {
     let ctrl = setup().await;

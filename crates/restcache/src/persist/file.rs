@@ -164,7 +164,8 @@ impl Persister for FilePersister {
 ///   JSON strings, times as wall-clock nanoseconds, the record its JSON text or `!` for INVALID);
 /// - `K <key> <meta> <result>` (a key; its meta `-` or `<fetched_at>,<written_at>,<expires_at or ->,<0 or 1>`
 ///   (invalidated), its result `-` or its JSON text);
-/// - `F <table> <pk>` (a row the collector removed; table and pk as JSON strings).
+/// - `F <table> <pk> [<moved>]` (a row the collector removed, and the row that took its place if
+///   another; as JSON strings).
 ///
 /// None of it holds a raw newline: JSON text escapes newlines in strings. A record text with
 /// one (made by hand, not by a store) is refused, as it would end its line early.
@@ -187,8 +188,11 @@ fn write_line(out: &mut Vec<u8>, change: &Change) -> Result<(), Error> {
             let (table, pk) = (json(table), json(pk));
             line = format!("R {table} {pk} {fetched_at} {written_at} {expires_at} {record}");
         }
-        ChangeKind::Forget { table, pk } => {
+        ChangeKind::Forget { table, pk, moved } => {
             line = format!("F {} {}", json(table), json(pk));
+            if let Some(moved) = moved {
+                line = format!("{line} {}", json(moved));
+            }
         }
         ChangeKind::Key { key, result, meta } => {
             let meta = match meta {
@@ -270,7 +274,17 @@ fn read_change(payload: &str) -> Option<ChangeKind> {
         b'F' => {
             let (table, rest) = json_string(payload.strip_prefix("F ")?)?;
             let (pk, rest) = json_string(rest.strip_prefix(' ')?)?;
-            rest.is_empty().then_some(ChangeKind::Forget { table, pk })
+            let moved = match rest {
+                "" => None,
+                rest => {
+                    let (moved, rest) = json_string(rest.strip_prefix(' ')?)?;
+                    if !rest.is_empty() {
+                        return None;
+                    }
+                    Some(moved)
+                }
+            };
+            Some(ChangeKind::Forget { table, pk, moved })
         }
         b'K' => {
             let (key, rest) = json_string(payload.strip_prefix("K ")?)?;

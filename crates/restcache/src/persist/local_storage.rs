@@ -12,8 +12,8 @@ use crate::store::Change;
 /// Keeps the cache in the page's `localStorage` (R-PERS-4): one entry per row and per request
 /// key, named `<prefix><slot>`, each written whole by one `setItem` as the cache changes it, so
 /// a page closed at any moment keeps every entry written before. An entry holds its change and
-/// the place its slot first took, so a restore gives the rows back in the order the cache had
-/// them. `localStorage` holds a few MiB per origin: a change that does not fit is
+/// the place its slot first took (a row the collector moved takes the place of the row it
+/// replaced), so a restore gives the rows back in the order the cache had them. `localStorage` holds a few MiB per origin: a change that does not fit is
 /// `Error::Persist`, logged by the Controller, and the entries before it stay.
 ///
 /// ```no_run
@@ -94,6 +94,26 @@ impl LocalStoragePersister {
         Ok(())
     }
 
+    /// Gives `slot` the place `place`: its entry, if saved, and the entry it is saved to next.
+    fn move_to(&mut self, storage: &web_sys::Storage, slot: &str, place: u64) -> Result<(), Error> {
+        self.places.insert(slot.to_owned(), place);
+        let name = format!("{}{slot}", self.prefix);
+        let Some(text) = storage.get_item(&name).ok().flatten() else {
+            return Ok(());
+        };
+        let Ok(entry) = serde_json::from_str::<Entry>(&text) else {
+            return Ok(());
+        };
+        let entry = EntryRef {
+            place,
+            change: &entry.change,
+        };
+        let text = serde_json::to_string(&entry).expect("an entry is JSON");
+        storage
+            .set_item(&name, &text)
+            .map_err(|e| failed("localStorage is full or refused the entry", format!("{e:?}")))
+    }
+
     fn write<'c>(
         &mut self,
         storage: &web_sys::Storage,
@@ -109,7 +129,11 @@ impl LocalStoragePersister {
                 storage
                     .remove_item(&format!("{}{slot}", self.prefix))
                     .map_err(|e| failed("localStorage", format!("{e:?}")))?;
-                self.places.remove(&slot);
+                let place = self.places.remove(&slot);
+                // The row that took a collected row's place takes its place here too.
+                if let (Some(place), Some(moved)) = (place, change.moved_slot()) {
+                    self.move_to(storage, &moved, place)?;
+                }
                 continue;
             }
             let place = *self.places.entry(slot.clone()).or_insert_with(|| {

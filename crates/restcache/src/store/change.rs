@@ -51,10 +51,13 @@ pub(crate) enum ChangeKind {
         result: Option<String>,
         meta: Option<KeyMeta>,
     },
-    /// A row removed by the collector (R-GC-1).
+    /// A row removed by the collector (R-GC-1), and the row that took its place (the table's
+    /// last), if another: a backend that keeps rows apart can keep their order.
     Forget {
         table: String,
         pk: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        moved: Option<String>,
     },
 }
 
@@ -124,11 +127,25 @@ impl Change {
     }
 
     /// A row the collector removed.
-    pub(super) fn forget(table: &str, pk: &str) -> Change {
+    pub(super) fn forget(table: &str, pk: &str, moved: Option<&str>) -> Change {
         Change(ChangeKind::Forget {
             table: table.to_owned(),
             pk: pk.to_owned(),
+            moved: moved.map(str::to_owned),
         })
+    }
+
+    /// The slot of the row that took the place of the row this change removes, if any.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn moved_slot(&self) -> Option<String> {
+        match &self.0 {
+            ChangeKind::Forget {
+                table,
+                moved: Some(moved),
+                ..
+            } => Some(format!("row/{}/{}", escape(table), escape(moved))),
+            _ => None,
+        }
     }
 
     /// A key's result and meta as they are stored now (neither: the key is gone).
@@ -145,7 +162,7 @@ impl Change {
     pub fn slot(&self) -> String {
         match &self.0 {
             ChangeKind::Clear => "clear".to_owned(),
-            ChangeKind::Row { table, pk, .. } | ChangeKind::Forget { table, pk } => {
+            ChangeKind::Row { table, pk, .. } | ChangeKind::Forget { table, pk, .. } => {
                 format!("row/{}/{}", escape(table), escape(pk))
             }
             ChangeKind::Key { key, .. } => format!("key/{}", escape(key)),
@@ -219,7 +236,7 @@ impl Snapshot {
                     tables.entry(table).or_default().insert(pk, row);
                 }
                 // The table's last row takes its place, as in the store.
-                ChangeKind::Forget { table, pk } => {
+                ChangeKind::Forget { table, pk, .. } => {
                     if let Some(rows) = tables.get_mut(&table) {
                         rows.swap_remove(&pk);
                     }
@@ -366,7 +383,7 @@ impl Store {
                         read_text(record, decoder).map_err(|why| invalid(format!("row {pk:?} of {table:?} {why}")))?;
                     replay.row(table, pk, record, times, true)
                 })(),
-                ChangeKind::Forget { table, pk } => {
+                ChangeKind::Forget { table, pk, .. } => {
                     replay.forget(&table, &pk);
                     Ok(())
                 }

@@ -917,12 +917,16 @@ impl Store {
                 continue;
             }
             let last = t.rows.len() - 1;
+            let moved = match (&self.journal, row == last) {
+                (Some(_), false) => t.rows.get_index(last).map(|(pk, _)| pk.clone()),
+                _ => None,
+            };
             let Some((pk, _)) = t.rows.swap_remove(row) else {
                 continue;
             };
             t.version = Store::bump(&mut self.next_version);
             if let Some(journal) = self.journal.as_mut() {
-                journal.forget(id, &pk);
+                journal.forget(id, &pk, moved.as_ref());
             }
             let last_marked = marks.is_marked(id, last);
             marks.set(id, row, last_marked);

@@ -13,21 +13,22 @@ use crate::tables::TableId;
 #[derive(Debug, Default)]
 pub(crate) struct Journal {
     cleared: bool,
-    /// By pk, not by row index: the collector moves rows (R-GC-1); `true` for a row removed.
-    rows: Vec<(TableId, Pk, bool)>,
+    /// By pk, not by row index: the collector moves rows (R-GC-1). A row removed is noted with
+    /// the row that took its place, if another.
+    rows: Vec<(TableId, Pk, Option<Option<Pk>>)>,
     keys: Vec<String>,
 }
 
 impl Journal {
     /// Row `pk` of table `table` was written (its record, its meta, or both).
     pub fn row(&mut self, table: TableId, pk: &Pk) {
-        self.rows.push((table, pk.clone(), false));
+        self.rows.push((table, pk.clone(), None));
     }
 
-    /// Row `pk` of table `table` was removed by the collector, the table's last row taking its
-    /// place.
-    pub fn forget(&mut self, table: TableId, pk: &Pk) {
-        self.rows.push((table, pk.clone(), true));
+    /// Row `pk` of table `table` was removed by the collector, the table's last row (`moved`,
+    /// if another) taking its place.
+    pub fn forget(&mut self, table: TableId, pk: &Pk, moved: Option<&Pk>) {
+        self.rows.push((table, pk.clone(), Some(moved.cloned())));
     }
 
     /// The result or meta of `key` was written or removed.
@@ -70,9 +71,9 @@ impl Store {
             let Some(name) = self.tables.name(*table) else {
                 continue;
             };
-            if *removed {
+            if let Some(moved) = removed {
                 seen.remove(&(table, pk));
-                changes.push(Change::forget(name, pk.as_str()));
+                changes.push(Change::forget(name, pk.as_str(), moved.as_ref().map(Pk::as_str)));
                 continue;
             }
             if !seen.insert((table, pk)) {
@@ -146,5 +147,37 @@ mod tests {
         let changes = store.changes();
         assert!(changes[0].is_clear());
         assert_eq!(Snapshot::from_changes(changes), store.snapshot());
+    }
+
+    /// R-GC-1 with R-PERS-1: a row the collector removed is saved as removed, with the row that
+    /// took its place (the table's last), so a backend that keeps rows apart keeps their order;
+    /// the last row itself is saved removed alone.
+    #[test]
+    fn r_gc_1_a_removal_names_the_row_that_took_its_place() {
+        let mut store = Store::new();
+        store.set_gc(crate::store::GcPolicy::new().max_age(std::time::Duration::ZERO));
+        for name in ["a", "b", "c", "d"] {
+            let key = format!("GET /tags/{name}");
+            store.set_response::<Tag>(&key, &(), &json!({ "name": name })).unwrap();
+        }
+        store.retain("GET /tags/c");
+        store.track_changes();
+        store.gc();
+        let removed: Vec<(String, Option<String>)> = store
+            .take_changes()
+            .into_iter()
+            .filter_map(|c| match c.0 {
+                super::super::change::ChangeKind::Forget { pk, moved, .. } => Some((pk, moved)),
+                _ => None,
+            })
+            .collect();
+        // Swept from the last row down: d is last when removed; c is kept and takes the place
+        // of b, then of a.
+        let expected = [("d", None), ("b", Some("c")), ("a", Some("c"))];
+        let expected: Vec<(String, Option<String>)> = expected
+            .iter()
+            .map(|(pk, moved)| (pk.to_string(), moved.map(str::to_owned)))
+            .collect();
+        assert_eq!(removed, expected);
     }
 }
