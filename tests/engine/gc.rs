@@ -537,3 +537,196 @@ async fn r_gc_1_a_key_only_read_keeps_its_memoized_read_while_young() {
     assert!(!std::sync::Arc::ptr_eq(&again, &later), "old: read again");
     assert_eq!(*later, *again);
 }
+
+// ---------------------------------------------------------------------------------------------
+// ---------------------------------------------------------------------------------------------
+
+/// R-GC-5 with R-GC-3: a retained key keeps what it references whenever it was retained; one
+/// read in query mode (no result of its own) keeps the rows its read depended on, also when it
+/// is retained and first read while a cycle runs.
+#[tokio::test(start_paused = true)]
+async fn r_gc_5_a_key_retained_while_a_cycle_runs_keeps_the_row_it_shows() {
+    let mut store = Store::new();
+    store.set_gc(GcPolicy::new().max_age(AGE).step_work(8));
+    store
+        .set_response::<Vec<Todo>>("GET /todos", &(), &todos(0..100, "u1"))
+        .unwrap();
+    tokio::time::advance(AGE * 2).await;
+    // The list is old and unread: the cycle removes it, and starts sweeping its rows.
+    loop {
+        let step = store.gc_step();
+        assert!(!step.done, "100 rows take more than a step of 8");
+        if step.rows > 0 {
+            break;
+        }
+    }
+    // A live view of todo 1 opens between two steps: it retains its key and reads it.
+    let args = json!({ "id": "1" });
+    store.retain("GET /todos/1");
+    let one = store.get_response::<Todo>("GET /todos/1", &args).unwrap();
+    assert_eq!(one.data.unwrap().title, "todo 1", "query mode");
+    while !store.gc_step().done {}
+    let one = store.get_response::<Todo>("GET /todos/1", &args).unwrap();
+    assert!(one.data.is_some(), "the retained view lost its data: {one:?}");
+}
+
+/// R-GC-2 with R-GC-1: what a key written while the cycle sweeps references is kept: a page
+/// (R-PAGE-3) joins its list, and the key then references the whole list, the members the page
+/// did not write included.
+#[tokio::test(start_paused = true)]
+async fn r_gc_2_a_list_written_while_sweeping_keeps_its_members() {
+    use restcache::schema::{Page, Push};
+    type Todos = Collection<Vec<Todo>>;
+    let mut store = Store::new();
+    store.set_gc(GcPolicy::new().max_age(AGE).step_work(8));
+    store
+        .set_response::<Todos>("GET /todos", &(), &todos(1..=3, "u1"))
+        .unwrap();
+    // A later table, swept first: the sweep is under way before it reaches the todos.
+    let posts: Vec<Value> = (0..100)
+        .map(|i| json!({"id": i, "type": "post", "content": "c"}))
+        .collect();
+    store
+        .set_response::<Vec<Post>>("GET /posts", &(), &Value::Array(posts))
+        .unwrap();
+    tokio::time::advance(AGE + Duration::from_secs(30)).await;
+    // A push keeps the list young, while the key that wrote it gets old.
+    store
+        .set_response::<Push<Todos>>("POST /todos", &(), &todos([4], "u1")[0])
+        .unwrap();
+    tokio::time::advance(Duration::from_secs(1)).await;
+    loop {
+        let step = store.gc_step();
+        assert!(!step.done, "100 posts take more than a step of 8");
+        if step.rows > 0 {
+            break;
+        }
+    }
+    // The next page arrives while the cycle sweeps the posts.
+    store
+        .set_response::<Page<Todos>>("GET /todos", &(), &todos(5..=6, "u1"))
+        .unwrap();
+    while !store.gc_step().done {}
+    let list = store.get_response::<Todos>("GET /todos", &()).unwrap().data.unwrap();
+    let ids: Vec<&str> = list.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["1", "2", "3", "4", "5", "6"],
+        "the list the kept key reads lost members"
+    );
+}
+
+/// R-GC-2 with R-NORM-7 and R-INV-1: a commit that starts a cycle keeps what it wrote, a
+/// delete's INVALID mark included (no result references it), so a read that started before the
+/// delete and answers after it does not bring the deleted entity back.
+#[tokio::test(start_paused = true)]
+async fn r_gc_2_a_commit_that_starts_a_budget_cycle_keeps_its_delete_mark() {
+    use restcache::schema::Invalidate;
+    use restcache::store::WriteOptions;
+    let mut store = store();
+    store
+        .set_response::<Vec<Todo>>("GET /todos", &(), &todos(1..=3, "u1"))
+        .unwrap();
+    tokio::time::advance(AGE + Duration::from_secs(1)).await;
+    // The store is at its budget; a refetch of the list starts, then todo 1 is deleted.
+    let bytes = store.bytes().unwrap();
+    store.set_gc(GcPolicy::new().max_age(AGE).max_bytes(bytes));
+    let refetch_started = restcache::Instant::now();
+    tokio::time::advance(Duration::from_millis(10)).await;
+    store
+        .set_response::<Invalidate<Todo>>("DELETE /todos/1", &(), &json!({"id": "1"}))
+        .unwrap();
+    let rows = store.inspect()["entities"]["Todo"]["rows"].clone();
+    let one = rows.as_array().unwrap().iter().find(|r| r["pk"] == "1").cloned();
+    assert_eq!(
+        one.map(|r| r["record"].clone()),
+        Some(json!("INVALID")),
+        "the delete's own commit removed its mark"
+    );
+    // The refetch answers, with todo 1 as it was before the delete.
+    let opts = WriteOptions::new().fetched_at(refetch_started);
+    store
+        .set_response_with::<Vec<Todo>>("GET /todos", &(), todos(1..=3, "u1"), opts)
+        .unwrap();
+    let list = store
+        .get_response::<Vec<Todo>>("GET /todos", &())
+        .unwrap()
+        .data
+        .unwrap();
+    let ids: Vec<&str> = list.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["2", "3"], "the deleted todo came back");
+}
+
+/// An entity holding a collection keyed by the endpoint's args (R-COL-6).
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+pub struct Card {
+    #[entity(pk)]
+    pub id: String,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+pub struct Board {
+    #[entity(pk)]
+    pub id: String,
+    #[entity(schema)]
+    pub cards: Collection<Vec<Card>>,
+}
+
+/// R-GC-2 with R-GC-3: in the mark phase every entity row a commit writes is marked and its
+/// references followed, also a row the cycle had already marked: its new references (here its
+/// nested collection, a list row the write created) are kept.
+#[tokio::test(start_paused = true)]
+async fn r_gc_2_an_entity_rewritten_while_marking_keeps_its_new_nested_list() {
+    let board = |cards: &[&str]| {
+        let cards: Vec<Value> = cards.iter().map(|c| json!({"id": c, "text": c})).collect();
+        json!({"id": "b", "cards": cards})
+    };
+    let mut store = store();
+    let all = json!({"id": "b"});
+    store
+        .set_response::<Board>("GET /boards/b", &all, &board(&["c1", "c2"]))
+        .unwrap();
+    store.retain("GET /boards/b");
+    // Other keys, decided after the retained one: the mark phase takes several steps.
+    for page in 0..50u32 {
+        let key = format!("GET /todos?page={page}");
+        store
+            .set_response::<Vec<Todo>>(&key, &(), &todos(page * 10..page * 10 + 10, "u1"))
+            .unwrap();
+    }
+    // At its budget: a cycle keeps what is referenced and removes every other row at once.
+    let bytes = store.bytes().unwrap();
+    store.set_gc(GcPolicy::new().max_age(AGE).max_bytes(bytes).step_work(4));
+    assert!(!store.gc_step().done, "the board is marked, the other keys wait");
+    // The same board, read with other args: its cards are now another list.
+    let done = json!({"id": "b", "done": true});
+    store
+        .set_response::<Board>("GET /boards/b?done=true", &done, &board(&["c3"]))
+        .unwrap();
+    store.retain("GET /boards/b?done=true");
+    while !store.gc_step().done {}
+    let read = store.get_response::<Board>("GET /boards/b?done=true", &done).unwrap();
+    let board = read.data.expect("the retained key just written reads nothing");
+    let ids: Vec<&str> = board.cards.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["c3"]);
+}
+
+/// R-GC-4: each key's name, result and meta are measured: a key whose fetch failed (meta and
+/// error, no result) holds bytes too.
+#[test]
+fn r_gc_4_a_key_without_a_result_is_measured() {
+    let mut store = Store::new();
+    store.set_gc(GcPolicy::new());
+    assert_eq!(store.bytes(), Some(0));
+    for i in 0..100 {
+        let key = format!("GET /todos/{i}");
+        store.set_error(&key, restcache::Instant::now(), restcache::Error::Reset, AGE);
+    }
+    assert!(store.meta("GET /todos/7").is_some());
+    let bytes = store.bytes().unwrap();
+    assert!(
+        bytes >= 100 * "GET /todos/7".len(),
+        "100 keys with meta measure {bytes} bytes"
+    );
+}

@@ -191,6 +191,18 @@ struct Cycle {
     report: GcReport,
 }
 
+impl Cycle {
+    /// Whether the sweep removes an unmarked row: not one written since the cycle started, nor a
+    /// delete's INVALID mark younger than `max_age` (it keeps an answer started before the
+    /// delete from bringing the entity back, R-NORM-7); in a cycle started over budget any
+    /// other, else one written before `max_age` ago.
+    fn removes(&self, slot: &Slot) -> bool {
+        let written = slot.meta.written_at;
+        let young = written >= self.old_before;
+        written < self.started && !(young && (self.budget.is_none() || matches!(slot.record, Record::Invalid)))
+    }
+}
+
 /// What the mark phase has found.
 #[derive(Debug, Default)]
 struct Marks {
@@ -325,23 +337,32 @@ fn row_bytes(pk: &Pk, slot: &Slot) -> u32 {
     u32::try_from(entry + pk_heap + record).unwrap_or(u32::MAX)
 }
 
-/// The bytes a key holds: its name (twice: result and meta), its result and its meta.
+/// The bytes a key's result holds: the key's name, the result's entry and the result.
 pub(super) fn key_bytes(key: &str, result: &dyn AnyStored) -> usize {
-    2 * (key.len() + std::mem::size_of::<String>())
-        + std::mem::size_of::<StoredResult>()
-        + std::mem::size_of::<EndpointMeta>()
-        + result.bytes()
+    key.len() + std::mem::size_of::<String>() + std::mem::size_of::<StoredResult>() + result.bytes()
+}
+
+/// The bytes a key's meta holds: the key's name, the meta, and its error's message.
+fn meta_bytes(key: &str, meta: &EndpointMeta) -> usize {
+    let error = meta.error.as_ref().map_or(0, |e| e.to_string().len());
+    key.len() + std::mem::size_of::<String>() + std::mem::size_of::<EndpointMeta>() + error
 }
 
 impl Gc {
     /// A collector for `tables` and `results` as they are: every row and key measured.
-    pub fn new(policy: GcPolicy, tables: &Tables, results: &super::KeyMap<StoredResult>) -> Self {
+    pub fn new(
+        policy: GcPolicy,
+        tables: &Tables,
+        results: &super::KeyMap<StoredResult>,
+        meta: &super::KeyMap<EndpointMeta>,
+    ) -> Self {
         let rows: Vec<Vec<u32>> = tables
             .iter()
             .map(|(_, t)| t.rows.iter().map(|(pk, slot)| row_bytes(pk, slot)).collect())
             .collect();
         let row_total: usize = rows.iter().flatten().map(|b| *b as usize).sum();
-        let key_total: usize = results.values().map(|r| r.bytes).sum();
+        let key_total: usize = results.values().map(|r| r.bytes).sum::<usize>()
+            + meta.iter().map(|(k, m)| meta_bytes(k, m)).sum::<usize>();
         let mut marks = Marks {
             grey: Vec::with_capacity(1024),
             ..Marks::default()
@@ -364,7 +385,9 @@ impl Gc {
 
     /// Row `row` (`pk`) of table `table` was written: measured again, and kept by a running
     /// cycle (its references followed in the mark phase; a list row only in the sweep).
-    pub fn row_written(&mut self, table: TableId, row: usize, pk: &Pk, slot: &Slot) {
+    ///
+    /// `fresh`: the row was added, or started afresh (it held nothing before this write).
+    pub fn row_written(&mut self, table: TableId, row: usize, pk: &Pk, slot: &Slot, fresh: bool) {
         let t = table as usize;
         if self.rows.len() <= t {
             self.rows.resize_with(t + 1, Vec::new);
@@ -387,16 +410,22 @@ impl Gc {
                     marks.grey.push(Grey::List(table, row as u32, *walk, 0));
                 }
             }
+            // Followed even if marked before: the write may have given it new references.
             None => {
                 if marks.mark(table, row) {
                     marks.kept = marks.kept.saturating_add(new as usize);
-                    marks.grey.push(Grey::Row(table, row as u32));
                 }
+                marks.grey.push(Grey::Row(table, row as u32));
             }
-            // In the sweep, what an entity row references is followed when the commit ends.
+            // In the sweep, what an entity row references is followed when the commit ends. A
+            // list row unmarked until now may hold references the mark did not follow: the
+            // cycle removes nothing more.
             Some(_) => {
-                if marks.mark(table, row) && !list {
+                let newly = marks.mark(table, row);
+                if !list {
                     marks.grey.push(Grey::Row(table, row as u32));
+                } else if newly && !fresh {
+                    marks.unknown = true;
                 }
             }
         }
@@ -411,7 +440,7 @@ impl Gc {
         };
         !self.marks.is_marked(table, row)
             && !self.marks.whole.get(table as usize).copied().unwrap_or(false)
-            && (cycle.budget.is_some() || slot.meta.written_at < cycle.old_before)
+            && cycle.removes(slot)
     }
 
     /// `key` was written with a result of `new` bytes (it held `old`).
@@ -470,7 +499,7 @@ impl Store {
     /// # Ok::<(), restcache::Error>(())
     /// ```
     pub fn set_gc(&mut self, policy: GcPolicy) {
-        self.gc = Some(Box::new(Gc::new(policy, &self.tables, &self.results)));
+        self.gc = Some(Box::new(Gc::new(policy, &self.tables, &self.results, &self.meta)));
         self.measure_results();
     }
 
@@ -489,6 +518,13 @@ impl Store {
     /// [`release`](Self::release)s: what a live view does for the key it reads.
     pub fn retain(&mut self, key: &str) {
         *self.retained.entry(key.to_owned()).or_insert(0) += 1;
+        // The cycle running decided its keys before: it cannot tell what this one will show
+        // (a live view may read it in query mode), so it removes no row.
+        if let Some(gc) = self.gc.as_mut()
+            && gc.cycle.is_some()
+        {
+            gc.marks.unknown = true;
+        }
     }
 
     /// Undoes one [`retain`](Self::retain) of `key`.
@@ -745,7 +781,7 @@ impl Store {
 
     /// The bytes of `key` and when it was last read or written.
     fn key_use(&mut self, key: &str) -> (usize, Stamp) {
-        let bytes = self.results.get(key).map_or(0, |r| r.bytes);
+        let bytes = self.results.get(key).map_or(0, |r| r.bytes) + self.meta.get(key).map_or(0, |m| meta_bytes(key, m));
         let read = self
             .memo
             .get_mut()
@@ -756,7 +792,17 @@ impl Store {
         (bytes, read.max(written).unwrap_or(Stamp::MIN))
     }
 
-    /// Removes `key`: its result, meta and memoized reads.
+    /// Sets the meta of `key`, measured while the store collects.
+    pub(super) fn set_meta(&mut self, key: &str, meta: EndpointMeta) {
+        if let Some(gc) = self.gc.as_mut() {
+            let old = self.meta.get(key).map_or(0, |m| meta_bytes(key, m));
+            gc.bytes = (gc.bytes - old.min(gc.bytes)).saturating_add(meta_bytes(key, &meta));
+        }
+        self.meta.insert(key.to_owned(), meta);
+    }
+
+    /// Removes `key`: its result, meta and memoized reads (the collector, taken out of the
+    /// store while it steps, counts the bytes freed).
     fn forget_key(&mut self, key: &str) {
         self.results.swap_remove(key);
         self.meta.swap_remove(key);
@@ -881,7 +927,7 @@ impl Store {
         let cycle = cycle.as_mut().expect("a cycle runs");
         let mut removed = 0;
         while let Some((table, below)) = cycle.sweep {
-            if table == 0 {
+            if table == 0 || marks.unknown {
                 cycle.sweep = Some((0, 0));
                 break;
             }
@@ -913,7 +959,7 @@ impl Store {
             let Some((_, slot)) = t.rows.get_index(row) else {
                 continue;
             };
-            if cycle.budget.is_none() && slot.meta.written_at >= cycle.old_before {
+            if !cycle.removes(slot) {
                 continue;
             }
             let last = t.rows.len() - 1;

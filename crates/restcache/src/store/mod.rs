@@ -369,16 +369,22 @@ impl Store {
             journal.key(key);
         }
         let origin = self.origin;
-        let meta = self.meta.entry(key.to_owned()).or_insert_with(|| EndpointMeta {
-            fetched_at: origin,
-            written_at: origin,
-            expires_at: None,
-            error: None,
-            invalidated: true,
-        });
-        meta.expires_at = None;
-        meta.error = None;
-        meta.invalidated = true;
+        let meta = match self.meta.get(key) {
+            Some(m) => EndpointMeta {
+                expires_at: None,
+                error: None,
+                invalidated: true,
+                ..m.clone()
+            },
+            None => EndpointMeta {
+                fetched_at: origin,
+                written_at: origin,
+                expires_at: None,
+                error: None,
+                invalidated: true,
+            },
+        };
+        self.set_meta(key, meta);
         self.version += 1;
     }
 

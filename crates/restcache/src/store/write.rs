@@ -513,8 +513,8 @@ impl Store {
             return;
         }
         let now = Instant::now();
-        self.meta.insert(
-            key.to_owned(),
+        self.set_meta(
+            key,
             EndpointMeta {
                 fetched_at,
                 written_at: now,
@@ -590,8 +590,8 @@ impl Store {
                     let new = self.results.get(key).map_or(0, |r| r.bytes);
                     gc.key_written(key, old, new);
                 }
-                self.meta.insert(
-                    key.to_owned(),
+                self.set_meta(
+                    key,
                     EndpointMeta {
                         fetched_at,
                         written_at: now,
@@ -616,7 +616,7 @@ pub(super) struct Observers<'a> {
 }
 
 impl Observers<'_> {
-    fn row(&mut self, table: TableId, row: usize, t: &Table) {
+    fn row(&mut self, table: TableId, row: usize, t: &Table, fresh: bool) {
         if self.journal.is_none() && self.gc.is_none() {
             return;
         }
@@ -627,7 +627,7 @@ impl Observers<'_> {
             journal.row(table, pk);
         }
         if let Some(gc) = self.gc.as_deref_mut() {
-            gc.row_written(table, row, pk, slot);
+            gc.row_written(table, row, pk, slot, fresh);
         }
     }
 }
@@ -656,7 +656,7 @@ pub(super) fn apply_pending(
                 slot.version = Store::bump(next);
                 t.version = slot.version;
             }
-            (0..t.rows.len()).for_each(|row| observers.row(id, row, t));
+            (0..t.rows.len()).for_each(|row| observers.row(id, row, t, true));
             continue;
         }
         for (index, (pk, slot)) in rows.into_iter().enumerate() {
@@ -679,7 +679,7 @@ pub(super) fn apply_pending(
                 stored.version = Store::bump(next);
                 t.version = stored.version;
             }
-            observers.row(id, row, t);
+            observers.row(id, row, t, fresh);
         }
     }
     written
