@@ -34,3 +34,37 @@ async fn r_gc_5_the_collector_runs_on_its_own_and_live_views_keep_their_keys() {
     assert!(released.data.is_none(), "collected once released: {released:?}");
     drop(server);
 }
+
+/// R-GC-5: the collector's task runs a cycle every interval from the first change of the
+/// cache until the Controller ends, on whichever runtime the Controller is then used: a
+/// runtime that ended does not end it.
+#[test]
+fn r_gc_5_the_collector_runs_after_the_runtime_it_started_on_ended() {
+    let policy = GcPolicy::new()
+        .max_age(Duration::from_secs(10))
+        .interval(Duration::from_secs(4));
+    let ctrl = Controller::builder()
+        .base_url("http://127.0.0.1:9")
+        .gc(policy)
+        .build()
+        .unwrap();
+    let paused = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap()
+    };
+    let todo = |id: u64| serde_json::json!({"id": id, "userId": "u", "title": "t", "completed": false});
+    // The first change starts the collector on a runtime that then ends.
+    paused().block_on(async {
+        ctrl.set_response(&todos().get(), params! { id: 1 }, todo(1)).unwrap();
+    });
+    paused().block_on(async {
+        ctrl.set_response(&todos().get(), params! { id: 2 }, todo(2)).unwrap();
+        // The paused clock moves to each of the collector's wake-ups in turn.
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        let unread = ctrl.get_response(&todos().get(), params! { id: 2 }).unwrap();
+        assert!(unread.data.is_none(), "not collected: the collector is gone");
+    });
+}

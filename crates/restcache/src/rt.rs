@@ -80,6 +80,15 @@ pub(crate) struct Task {
 }
 
 impl Task {
+    /// Whether the task has ended (natively, also when the runtime it ran on shut down; in the
+    /// browser a task is never seen to end).
+    pub(crate) fn is_finished(&self) -> bool {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.handle.is_finished();
+        #[cfg(target_arch = "wasm32")]
+        false
+    }
+
     /// Stops the task.
     pub(crate) fn abort(&mut self) {
         #[cfg(not(target_arch = "wasm32"))]

@@ -7,14 +7,14 @@ use super::{Controller, Inner};
 use crate::rt::{self, Instant, Spawner};
 
 impl Controller {
-    /// Starts the collector's task if the store collects and it has not started yet (nor can
-    /// start: natively, it needs a tokio runtime).
+    /// Starts the collector's task if the store collects and it does not run (not started
+    /// yet, or ended with the runtime it ran on; natively, it needs a tokio runtime).
     pub(crate) fn start_collector(&self) {
         let Some((every, task)) = &self.inner.collector else {
             return;
         };
         let mut task = task.lock();
-        if task.is_some() {
+        if task.as_ref().is_some_and(|t| !t.is_finished()) {
             return;
         }
         if let Ok(spawner) = Spawner::current() {
