@@ -804,10 +804,13 @@ impl Store {
     /// Removes `key`: its result, meta and memoized reads (the collector, taken out of the
     /// store while it steps, counts the bytes freed).
     fn forget_key(&mut self, key: &str) {
-        self.results.swap_remove(key);
-        self.meta.swap_remove(key);
+        let result = self.results.swap_remove(key).is_some();
+        let meta = self.meta.swap_remove(key).is_some();
         self.memo.get_mut().entries.swap_remove(key);
-        if let Some(journal) = self.journal.as_mut() {
+        // A key only read held nothing a persister saved.
+        if let Some(journal) = self.journal.as_mut()
+            && (result || meta)
+        {
             journal.key(key);
         }
     }

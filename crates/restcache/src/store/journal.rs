@@ -180,4 +180,27 @@ mod tests {
             .collect();
         assert_eq!(removed, expected);
     }
+
+    /// R-GC-1 with R-PERS-1: a key only read (never fetched) holds nothing a persister saved:
+    /// when the collector drops its memoized reads, nothing is saved.
+    #[tokio::test(start_paused = true)]
+    async fn r_gc_1_a_key_only_read_saves_nothing_when_collected() {
+        let age = std::time::Duration::from_secs(60);
+        let mut store = Store::new();
+        store.set_gc(crate::store::GcPolicy::new().max_age(age));
+        store
+            .set_response::<Vec<Tag>>("GET /tags", &(), &json!([{"name": "a"}]))
+            .unwrap();
+        store.retain("GET /tags");
+        store
+            .get_response::<Tag>("GET /tags/a", &json!({ "name": "a" }))
+            .unwrap();
+        tokio::time::advance(std::time::Duration::from_secs(1)).await;
+        store.gc();
+        store.track_changes();
+        tokio::time::advance(age * 2).await;
+        store.gc();
+        let changes = store.take_changes();
+        assert!(changes.is_empty(), "{changes:?}");
+    }
 }
