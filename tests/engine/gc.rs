@@ -730,3 +730,50 @@ fn r_gc_4_a_key_without_a_result_is_measured() {
         "100 keys with meta measure {bytes} bytes"
     );
 }
+
+/// R-GC-3: rows are kept through a map collection (`Collection<Values<_>>`), an object schema
+/// holding a collection, and a collection nested in an entity (its list row, keyed by the
+/// entity, and the list's members); the same rows go once their keys are old.
+#[tokio::test(start_paused = true)]
+async fn r_gc_3_rows_are_kept_through_maps_pages_and_nested_collections() {
+    use crate::fixtures::{Article, TodoPage};
+    let mut store = store();
+    let users = json!({ "a": { "id": "a", "name": "A" }, "b": { "id": "b", "name": "B" } });
+    store
+        .set_response::<Collection<Values<User>>>("GET /users", &(), &users)
+        .unwrap();
+    let page = json!({ "results": todos(1..=2, "u1"), "total": 2, "next_page": null });
+    store.set_response::<TodoPage>("GET /todos", &(), &page).unwrap();
+    let articles = json!([{ "id": "x", "comments": [{ "id": "c1", "body": "hi" }] }]);
+    store
+        .set_response::<Vec<Article>>("GET /articles", &(), &articles)
+        .unwrap();
+    for key in ["GET /users", "GET /todos", "GET /articles"] {
+        store.retain(key);
+    }
+    tokio::time::advance(AGE * 2).await;
+    assert_eq!(collect(&mut store), (0, 0), "everything is referenced");
+    assert_eq!(pks(&store, "User"), ["a", "b", "u1"]);
+    assert_eq!(pks(&store, "Todo"), ["1", "2"]);
+    assert_eq!(pks(&store, "Comment"), ["c1"]);
+    assert_eq!(pks(&store, "Article"), ["x"]);
+    let map = store
+        .get_response::<Collection<Values<User>>>("GET /users", &())
+        .unwrap();
+    assert_eq!(map.data.unwrap().len(), 2);
+    let read = store.get_response::<Vec<Article>>("GET /articles", &()).unwrap();
+    assert_eq!(read.data.unwrap()[0].comments.len(), 1);
+    // Those reads are dated by the next step (a second later); then everything ages again.
+    tokio::time::advance(Duration::from_secs(1)).await;
+    collect(&mut store);
+    tokio::time::advance(AGE * 2).await;
+    for key in ["GET /users", "GET /todos", "GET /articles"] {
+        store.release(key);
+    }
+    let (keys, rows) = collect(&mut store);
+    assert_eq!(keys, 3);
+    assert!(
+        pks(&store, "User").is_empty() && pks(&store, "Comment").is_empty(),
+        "{rows} rows"
+    );
+}
