@@ -66,6 +66,17 @@ async fn r_gc_1_old_unretained_results_and_the_rows_only_they_reference_are_coll
     );
 }
 
+/// Steps a cycle until its sweep has removed a row (it must not end before).
+fn step_until_sweeping(store: &mut Store) {
+    loop {
+        let step = store.gc_step();
+        assert!(!step.done, "the cycle ended before it swept anything");
+        if step.rows > 0 {
+            return;
+        }
+    }
+}
+
 /// What a whole cycle removed: keys and rows.
 fn collect(store: &mut Store) -> (usize, usize) {
     let report = store.gc();
@@ -398,13 +409,7 @@ async fn r_gc_2_an_all_result_written_while_sweeping_keeps_its_table() {
         .set_response::<Vec<Post>>("GET /posts", &(), &Value::Array(posts))
         .unwrap();
     tokio::time::advance(AGE * 2).await;
-    loop {
-        let step = store.gc_step();
-        assert!(!step.done, "100 rows take more than a step of 8");
-        if step.rows > 0 {
-            break;
-        }
-    }
+    step_until_sweeping(&mut store);
     store
         .set_response::<All<Post>>("GET /all-posts", &(), &json!([]))
         .unwrap();
@@ -553,13 +558,7 @@ async fn r_gc_5_a_key_retained_while_a_cycle_runs_keeps_the_row_it_shows() {
         .unwrap();
     tokio::time::advance(AGE * 2).await;
     // The list is old and unread: the cycle removes it, and starts sweeping its rows.
-    loop {
-        let step = store.gc_step();
-        assert!(!step.done, "100 rows take more than a step of 8");
-        if step.rows > 0 {
-            break;
-        }
-    }
+    step_until_sweeping(&mut store);
     // A live view of todo 1 opens between two steps: it retains its key and reads it.
     let args = json!({ "id": "1" });
     store.retain("GET /todos/1");
@@ -595,13 +594,7 @@ async fn r_gc_2_a_list_written_while_sweeping_keeps_its_members() {
         .set_response::<Push<Todos>>("POST /todos", &(), &todos([4], "u1")[0])
         .unwrap();
     tokio::time::advance(Duration::from_secs(1)).await;
-    loop {
-        let step = store.gc_step();
-        assert!(!step.done, "100 posts take more than a step of 8");
-        if step.rows > 0 {
-            break;
-        }
-    }
+    step_until_sweeping(&mut store);
     // The next page arrives while the cycle sweeps the posts.
     store
         .set_response::<Page<Todos>>("GET /todos", &(), &todos(5..=6, "u1"))

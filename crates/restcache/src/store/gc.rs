@@ -11,14 +11,17 @@
 //!   marked, and so are the rows those rows reference, through each schema's
 //!   [`refs`](crate::schema::Schema::refs): a worklist of rows, list slices and whole tables.
 //! - **Sweep.** Each table is walked from its last row down; a row left unmarked is removed
-//!   when it is older than `max_age`, or at once in a cycle started over budget. The last row
-//!   takes the removed row's index (reads that depended on either see a new version).
+//!   when it is older than `max_age`, or at once in a cycle started over budget (but for a
+//!   young INVALID mark); a row written since the cycle started never is. The last row takes
+//!   the removed row's index (reads that depended on either see a new version).
 //!
-//! Writes made while a cycle runs are kept: every entity row a commit writes is marked (and, in
-//! the mark phase, its references are followed), and a key written in the mark phase is
-//! marked from like a kept key. A list row written in the sweep phase is kept too.
+//! Writes made while a cycle runs are kept: every row a commit writes is marked and what it
+//! references followed (in the sweep phase before the commit ends), and a key written is
+//! marked from like a kept key. A marked list written in the mark phase is walked again.
 //!
-//! If a kept value's schema cannot tell what it references, the cycle removes no row.
+//! The cycle removes no row when it cannot tell what a kept value references: a schema that
+//! does not say, a read from a snapshot whose rows moved since, a list the mark had not reached
+//! written in place during the sweep, a key retained after the cycle chose its keys.
 
 use std::time::Duration;
 
@@ -150,7 +153,7 @@ pub(crate) struct Gc {
     /// Every row's and key's bytes.
     bytes: usize,
     /// Per table, per row: the row's bytes.
-    rows: Vec<Vec<u32>>,
+    sizes: Vec<Vec<u32>>,
     cycle: Option<Cycle>,
     /// What the mark phase finds. Kept from cycle to cycle and sized as rows are written, so
     /// that no step allocates or frees a large block (with glibc, one makes `malloc` first sort
@@ -349,18 +352,22 @@ fn meta_bytes(key: &str, meta: &EndpointMeta) -> usize {
 }
 
 impl Gc {
-    /// A collector for `tables` and `results` as they are: every row and key measured.
+    /// A collector for the store's state as it is: every row, result (each noting its bytes)
+    /// and meta measured.
     pub fn new(
         policy: GcPolicy,
         tables: &Tables,
-        results: &super::KeyMap<StoredResult>,
+        results: &mut super::KeyMap<StoredResult>,
         meta: &super::KeyMap<EndpointMeta>,
     ) -> Self {
-        let rows: Vec<Vec<u32>> = tables
+        for (key, r) in results.iter_mut() {
+            r.bytes = key_bytes(key, r.value.as_ref());
+        }
+        let sizes: Vec<Vec<u32>> = tables
             .iter()
             .map(|(_, t)| t.rows.iter().map(|(pk, slot)| row_bytes(pk, slot)).collect())
             .collect();
-        let row_total: usize = rows.iter().flatten().map(|b| *b as usize).sum();
+        let row_total: usize = sizes.iter().flatten().map(|b| *b as usize).sum();
         let key_total: usize = results.values().map(|r| r.bytes).sum::<usize>()
             + meta.iter().map(|(k, m)| meta_bytes(k, m)).sum::<usize>();
         let mut marks = Marks {
@@ -373,7 +380,7 @@ impl Gc {
         Gc {
             policy,
             bytes: row_total + key_total,
-            rows,
+            sizes,
             cycle: None,
             marks,
         }
@@ -389,10 +396,10 @@ impl Gc {
     /// `fresh`: the row was added, or started afresh (it held nothing before this write).
     pub fn row_written(&mut self, table: TableId, row: usize, pk: &Pk, slot: &Slot, fresh: bool) {
         let t = table as usize;
-        if self.rows.len() <= t {
-            self.rows.resize_with(t + 1, Vec::new);
+        if self.sizes.len() <= t {
+            self.sizes.resize_with(t + 1, Vec::new);
         }
-        let sizes = &mut self.rows[t];
+        let sizes = &mut self.sizes[t];
         if sizes.len() <= row {
             sizes.resize(row + 1, 0);
         }
@@ -461,7 +468,7 @@ impl Gc {
 
     /// Everything is gone (a clear): no cycle, nothing measured.
     pub fn reset(&mut self) {
-        self.rows.clear();
+        self.sizes.clear();
         self.bytes = 0;
         self.cycle = None;
         self.marks = Marks::default();
@@ -499,8 +506,7 @@ impl Store {
     /// # Ok::<(), restcache::Error>(())
     /// ```
     pub fn set_gc(&mut self, policy: GcPolicy) {
-        self.gc = Some(Box::new(Gc::new(policy, &self.tables, &self.results, &self.meta)));
-        self.measure_results();
+        self.gc = Some(Box::new(Gc::new(policy, &self.tables, &mut self.results, &self.meta)));
     }
 
     /// How often a Controller starts a cycle: the policy's interval, if there is one.
@@ -598,7 +604,7 @@ impl Store {
     pub(super) fn gc_settle(&mut self) {
         let Some(mut gc) = self.gc.take() else { return };
         if gc.cycle.as_ref().is_some_and(|c| c.sweep.is_some()) {
-            let Gc { rows: sizes, marks, .. } = &mut *gc;
+            let Gc { sizes, marks, .. } = &mut *gc;
             while let Some(grey) = marks.grey.pop() {
                 self.follow(grey, sizes, marks);
             }
@@ -726,7 +732,7 @@ impl Store {
     /// is over.
     fn mark(&mut self, gc: &mut Gc, work: &mut usize) -> bool {
         let Gc {
-            rows: sizes,
+            sizes,
             cycle,
             marks,
             bytes: measured,
@@ -921,7 +927,7 @@ impl Store {
     /// returns how many.
     fn sweep(&mut self, gc: &mut Gc, work: &mut usize) -> usize {
         let Gc {
-            rows: sizes,
+            sizes,
             cycle,
             bytes,
             marks,
@@ -988,16 +994,6 @@ impl Store {
             removed += 1;
         }
         removed
-    }
-
-    /// Measures every result (with a policy), for [`set_gc`](Self::set_gc).
-    fn measure_results(&mut self) {
-        let Some(gc) = self.gc.as_mut() else { return };
-        for (key, r) in &mut self.results {
-            let bytes = key_bytes(key, r.value.as_ref());
-            gc.bytes = gc.bytes - r.bytes.min(gc.bytes) + bytes;
-            r.bytes = bytes;
-        }
     }
 }
 

@@ -562,13 +562,16 @@ impl Store {
                 if let Some(journal) = self.journal() {
                     journal.key(key);
                 }
-                let bytes = match self.gc.as_deref() {
-                    Some(_) => gc::key_bytes(key, result.as_ref()),
-                    None => 0,
+                // Measured only when the store collects, and only a result that changed.
+                let measured = self.gc.is_some();
+                let bytes = |result: &dyn AnyStored| match measured {
+                    true => gc::key_bytes(key, result),
+                    false => 0,
                 };
                 let old = match self.results.get_mut(key) {
                     Some(r) if r.value.same(result.as_ref()) => r.bytes,
                     Some(r) => {
+                        let bytes = bytes(result.as_ref());
                         r.value = result;
                         r.walk = Some(walk);
                         r.version = Self::bump(&mut self.next_version);
@@ -577,10 +580,10 @@ impl Store {
                     None => {
                         let version = Self::bump(&mut self.next_version);
                         let stored = StoredResult {
+                            bytes: bytes(result.as_ref()),
                             value: result,
                             version,
                             walk: Some(walk),
-                            bytes,
                         };
                         self.results.insert(key.to_owned(), stored);
                         0
