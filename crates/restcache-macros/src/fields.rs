@@ -597,49 +597,51 @@ pub(crate) fn merge(fields: &[Field]) -> TokenStream {
     }
 }
 
-/// The statements of an entity's `read` (and an object schema's `denormalize`): each field of
-/// `out` the row holds (`row`), cloned or read through the reader `r`, and a field's
-/// `#[serde(default)]` where the row lacks it.
-pub(crate) fn read_row(fields: &[Field], row: &Ident, r: &Ident, out: &Ident) -> TokenStream {
+/// The body of an entity's `read` (and an object schema's `denormalize`): `Ok(Self { .. })`,
+/// each field cloned from the row (`row`) or read through the reader `r`. A field the row lacks
+/// is its `#[serde(default)]`, or else the struct's `Default`'s.
+pub(crate) fn read_row(fields: &[Field], row: &Ident, r: &Ident) -> TokenStream {
     let v = Ident::new("v", Span::mixed_site());
-    fields
-        .iter()
-        .map(|f| {
-            let Field { member, ty, .. } = f;
-            let span = ty.span();
-            let default = match &f.default {
-                None => quote!(),
-                Some(FieldDefault::Trait) => quote_spanned! {span=>
-                    #out.#member = <#ty as ::core::default::Default>::default();
-                },
-                Some(FieldDefault::Path(path)) => quote_spanned! {path.span()=> #out.#member = #path(); },
-            };
-            match &f.kind {
-                FieldKind::Skipped => default,
-                FieldKind::Plain { .. } => {
-                    let value = match f.text {
-                        None => quote_spanned! {span=> ::restcache::__private::clone_field(#v) },
-                        Some(Text::Plain) => quote_spanned! {span=> ::std::string::String::from(#v) },
-                        Some(Text::Optional) => quote_spanned! {span=>
-                            ::core::option::Option::map(::core::option::Option::as_ref(#v), ::std::string::String::from)
-                        },
-                    };
-                    quote_spanned! {span=>
-                        match &#row.#member {
-                            ::core::option::Option::Some(#v) => #out.#member = #value,
-                            ::core::option::Option::None => { #default }
-                        }
+    let defaults = Ident::new("defaults", Span::mixed_site());
+    let inits = fields.iter().map(|f| {
+        let Field { member, ty, .. } = f;
+        let span = ty.span();
+        let default = match &f.default {
+            None => quote_spanned! {span=> #defaults.#member },
+            Some(FieldDefault::Trait) => quote_spanned! {span=> <#ty as ::core::default::Default>::default() },
+            Some(FieldDefault::Path(path)) => quote_spanned! {path.span()=> #path() },
+        };
+        let value = match &f.kind {
+            FieldKind::Skipped => default,
+            FieldKind::Plain { .. } => {
+                let value = match f.text {
+                    None => quote_spanned! {span=> ::restcache::__private::clone_field(#v) },
+                    Some(Text::Plain) => quote_spanned! {span=> ::std::string::String::from(#v) },
+                    Some(Text::Optional) => quote_spanned! {span=>
+                        ::core::option::Option::map(::core::option::Option::as_ref(#v), ::std::string::String::from)
+                    },
+                };
+                quote_spanned! {span=>
+                    match &#row.#member {
+                        ::core::option::Option::Some(#v) => #value,
+                        ::core::option::Option::None => #default,
                     }
                 }
-                FieldKind::Nested => quote_spanned! {span=>
-                    match #r.nested::<#ty>(&#row.#member)? {
-                        ::core::option::Option::Some(#v) => #out.#member = <#ty as ::core::convert::From<_>>::from(#v),
-                        ::core::option::Option::None => { #default }
-                    }
-                },
             }
-        })
-        .collect()
+            FieldKind::Nested => quote_spanned! {span=>
+                match #r.nested::<#ty>(&#row.#member)? {
+                    ::core::option::Option::Some(#v) => <#ty as ::core::convert::From<_>>::from(#v),
+                    ::core::option::Option::None => #default,
+                }
+            },
+        };
+        quote! { #member: #value, }
+    });
+    quote! {
+        #[allow(unused_variables)]
+        let #defaults = <Self as ::core::default::Default>::default();
+        ::core::result::Result::Ok(Self { #(#inits)* })
+    }
 }
 
 /// The row of an object schema as a stored value: its `Clone` and `PartialEq` as an entity

@@ -52,7 +52,9 @@ use syn::{DeriveInput, parse_macro_input};
 ///   `EntityField`: `All<_>` is not allowed here) and its `Output` converts into the field's type
 ///   with `From`.
 ///
-/// The type must implement `Default` (a read starts from it) and `Clone`. Plain fields must
+/// The type must implement `Default` and `Clone`, and not `Drop`: a field no response carried
+/// reads as the struct's `Default` has it, moved out of that value (as serde's container
+/// `#[serde(default)]` does). Plain fields must
 /// implement `serde::de::DeserializeOwned` (unless `#[serde(deserialize_with)]` reads them) and
 /// `restcache::schema::FieldValue` (`PartialEq`, `Clone` and `serde::Serialize`: a field is
 /// compared with the stored one, cloned into reads and written back as JSON). Generic structs
@@ -143,7 +145,8 @@ pub fn derive_union(input: TokenStream) -> TokenStream {
 /// row, is compared, cloned and written back as JSON), the struct
 /// `Default + Clone + Send + Sync + 'static`, and every parameter `'static`.
 ///
-/// The type must implement `Default` and `Clone`, and each plain field type `FieldValue`
+/// The type must implement `Default` and `Clone`, and not `Drop` (as an entity), and each plain
+/// field type `FieldValue`
 /// (`PartialEq`, `Clone` and `serde::Serialize`), as an entity's; text fields are kept as an
 /// entity's are (`RowText`).
 #[proc_macro_derive(Schema, attributes(schema, serde))]

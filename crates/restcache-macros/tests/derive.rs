@@ -317,6 +317,61 @@ fn serde_alias_default_and_deny_unknown_fields_behave_as_serde_documents() -> Re
     Ok(())
 }
 
+/// An entity whose `Default` is its own: every field has a value no type's `Default` gives.
+#[derive(Clone, Debug, PartialEq, Entity)]
+struct Profile {
+    #[entity(pk)]
+    id: u64,
+    name: String,
+    #[entity(schema)]
+    owner: Todo,
+    #[serde(skip)]
+    local: u8,
+    #[serde(default)]
+    visits: u8,
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        let owner = Todo {
+            id: "nobody".into(),
+            ..Todo::default()
+        };
+        Profile {
+            id: 0,
+            name: "anonymous".into(),
+            owner,
+            local: 5,
+            visits: 9,
+        }
+    }
+}
+
+/// R-NORM-5: a field no response carried, plain, nested or skipped, reads as the struct's own
+/// `Default` gives it (not as its type's), but for one with `#[serde(default)]`, which reads as
+/// its type's; the fields a response carried keep their values.
+#[test]
+fn r_norm_5_a_field_no_response_carried_reads_as_the_structs_default() -> Result {
+    let mut store = Store::new();
+    store.set_response::<Profile>("k", &(), &json!({ "id": 1 }))?;
+    let bare = read::<Profile>(&store, "k");
+    assert_eq!(
+        (bare.id, bare.name.as_str(), bare.owner.id.as_str(), bare.local),
+        (1, "anonymous", "nobody", 5)
+    );
+    assert_eq!(
+        bare.visits, 0,
+        "`#[serde(default)]`: its type's default, not the struct's 9"
+    );
+    store.set_response::<Profile>("k2", &(), &json!({ "id": 2, "name": "Ann", "owner": { "id": "t1" } }))?;
+    let full = read::<Profile>(&store, "k2");
+    assert_eq!(
+        (full.name.as_str(), full.owner.id.as_str(), full.local),
+        ("Ann", "t1", 5)
+    );
+    Ok(())
+}
+
 /// An object schema whose plain field has `default = "fn"`, beside a nested entity.
 #[derive(Clone, Debug, Default, PartialEq, Schema)]
 struct Counted {

@@ -21,7 +21,6 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
     let input = Ident::new("input", Span::mixed_site());
     let row = Ident::new("row", Span::mixed_site());
     let r = Ident::new("r", Span::mixed_site());
-    let out = Ident::new("out", Span::mixed_site());
     let registry = Ident::new("registry", Span::mixed_site());
     let names = RowNames {
         row: Ident::new("__Row", Span::mixed_site()),
@@ -67,7 +66,7 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
     let row_from_json = fields::row_from_json(&names.row, fields, &syn::Generics::default());
     let row_from_json_text = fields::row_from_json_text(&names.row, fields);
     let merge = fields::merge(fields);
-    let reads = fields::read_row(fields, &row, &r, &out);
+    let reads = fields::read_row(fields, &row, &r);
 
     let nested: Vec<_> = fields::nested_types(fields).collect();
     let register_nested = (!nested.is_empty()).then(|| {
@@ -133,10 +132,7 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
                     #row: &'s #row_ty,
                     #r: &mut ::restcache::__private::EntityReader<'_, 's>,
                 ) -> ::core::result::Result<Self, ::restcache::__private::Unresolved> {
-                    #[allow(unused_mut)]
-                    let mut #out = <Self as ::core::default::Default>::default();
                     #reads
-                    ::core::result::Result::Ok(#out)
                 }
 
                 #register_nested

@@ -21,19 +21,13 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
     let ctx = Ident::new("ctx", Span::mixed_site());
     let de = Ident::new("de", Span::mixed_site());
     let r = Ident::new("r", Span::mixed_site());
-    let out = Ident::new("out", Span::mixed_site());
     let registry = Ident::new("registry", Span::mixed_site());
     let names = RowNames {
         row: Ident::new("__Row", Span::mixed_site()),
     };
     let row_ty = &names.row;
 
-    let reads = fields::read_row(fields, &stored, &r, &out);
-    let (reader, out_binding) = if reads.is_empty() {
-        (quote!(_), quote!(#out))
-    } else {
-        (quote!(#r), quote!(mut #out))
-    };
+    let reads = fields::read_row(fields, &stored, &r);
 
     let nested: Vec<_> = fields::nested_types(fields).collect();
     // The collection `push` and `unshift` add to comes first; then the first collection of the
@@ -123,10 +117,8 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
                     #stored: &'s Self::Stored,
                     #ctx: &mut ::restcache::__private::DenormalizeCtx<'s>,
                 ) -> ::core::result::Result<Self, ::restcache::__private::Unresolved> {
-                    ::restcache::__private::read_object(#ctx, |#reader| {
-                        let #out_binding = <Self as ::core::default::Default>::default();
+                    ::restcache::__private::read_object(#ctx, |#r| {
                         #reads
-                        ::core::result::Result::Ok(#out)
                     })
                 }
 
