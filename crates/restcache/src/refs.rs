@@ -123,12 +123,11 @@ pub(crate) trait AnyStored: Any + fmt::Debug + Send + Sync {
     fn json(&self) -> Value;
     /// The bytes the result holds: its size and its heap, estimated (R-GC-4).
     fn bytes(&self) -> usize;
-    fn as_any(&self) -> &dyn Any;
 }
 
 impl<T: StoredValue> AnyStored for T {
     fn same(&self, other: &dyn AnyStored) -> bool {
-        other.as_any().downcast_ref::<T>().is_some_and(|o| o == self)
+        (other as &dyn Any).downcast_ref::<T>().is_some_and(|o| o == self)
     }
 
     fn json(&self) -> Value {
@@ -137,10 +136,6 @@ impl<T: StoredValue> AnyStored for T {
 
     fn bytes(&self) -> usize {
         std::mem::size_of::<T>().saturating_add(crate::heap_size::heap_bytes(self))
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 

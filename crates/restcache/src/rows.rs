@@ -220,8 +220,6 @@ pub(crate) trait Row: Any + Debug + Send + Sync {
     fn row_refs(&self, sink: &mut RefSink<'_>);
     /// The bytes the row holds: its own size and [`RowData::heap_bytes`].
     fn bytes(&self) -> usize;
-    fn as_any(&self) -> &dyn Any;
-    fn into_any(self: Box<Self>) -> Box<dyn Any>;
 }
 
 /// What [`Row::merge_row`] did.
@@ -236,17 +234,17 @@ impl<R: EntityRow> Row for R {
     fn merge_row(&mut self, newer: Box<dyn Row>, older: bool) -> MergeOutcome {
         // A table holds one entity type (the registry refuses two types with one key), so
         // `newer` is an `R`; a row of another type replaces this one all the same.
-        if !newer.as_any().is::<R>() {
+        if !(&*newer as &dyn Any).is::<R>() {
             return MergeOutcome::Replace(newer);
         }
-        match newer.into_any().downcast::<R>() {
+        match (newer as Box<dyn Any>).downcast::<R>() {
             Ok(newer) => MergeOutcome::Merged(self.merge(*newer, older)),
             Err(_) => MergeOutcome::Merged(false),
         }
     }
 
     fn eq_row(&self, other: &dyn Row) -> bool {
-        other.as_any().downcast_ref::<R>().is_some_and(|o| o == self)
+        (other as &dyn Any).downcast_ref::<R>().is_some_and(|o| o == self)
     }
 
     fn clone_row(&self) -> Box<dyn Row> {
@@ -263,14 +261,6 @@ impl<R: EntityRow> Row for R {
 
     fn bytes(&self) -> usize {
         std::mem::size_of::<R>().saturating_add(self.heap_bytes())
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        self
     }
 }
 

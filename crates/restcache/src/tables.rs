@@ -143,13 +143,11 @@ pub(crate) trait List: Any + Debug + Send + Sync {
     /// reference holds on the heap (a pk longer than 24 bytes): measured in O(1), so that a
     /// push into a long list stays O(pushed).
     fn bytes(&self) -> usize;
-    fn as_any(&self) -> &dyn Any;
-    fn into_any(self: Box<Self>) -> Box<dyn Any>;
 }
 
 impl<R: Member> List for Members<R> {
     fn edit_list(&mut self, incoming: Box<dyn List>, edit: ListEdit, older: bool) -> bool {
-        let Ok(incoming) = incoming.into_any().downcast::<Members<R>>() else {
+        let Ok(incoming) = (incoming as Box<dyn Any>).downcast::<Members<R>>() else {
             return false;
         };
         match edit {
@@ -161,7 +159,9 @@ impl<R: Member> List for Members<R> {
     }
 
     fn eq_list(&self, other: &dyn List) -> bool {
-        other.as_any().downcast_ref::<Members<R>>().is_some_and(|o| o == self)
+        (other as &dyn Any)
+            .downcast_ref::<Members<R>>()
+            .is_some_and(|o| o == self)
     }
 
     fn clone_list(&self) -> Box<dyn List> {
@@ -176,14 +176,6 @@ impl<R: Member> List for Members<R> {
         let r = std::mem::size_of::<R>();
         let set = self.set.as_ref().map_or(0, |s| s.capacity() * (r + 1));
         std::mem::size_of::<Self>() + self.refs.capacity() * r + set
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        self
     }
 }
 
@@ -222,7 +214,7 @@ impl<R: Member> List for Entries<R> {
     /// of a list under its pk unless the map holds it; a remove drops every entry whose
     /// reference it names (R-COL-7..9).
     fn edit_list(&mut self, incoming: Box<dyn List>, edit: ListEdit, older: bool) -> bool {
-        let refs: Vec<R> = match incoming.into_any().downcast::<Entries<R>>() {
+        let refs: Vec<R> = match (incoming as Box<dyn Any>).downcast::<Entries<R>>() {
             Ok(entries) if edit == ListEdit::Assign => {
                 let mut changed = false;
                 for (k, r) in entries.map {
@@ -267,7 +259,9 @@ impl<R: Member> List for Entries<R> {
     }
 
     fn eq_list(&self, other: &dyn List) -> bool {
-        other.as_any().downcast_ref::<Entries<R>>().is_some_and(|o| o == self)
+        (other as &dyn Any)
+            .downcast_ref::<Entries<R>>()
+            .is_some_and(|o| o == self)
     }
 
     fn clone_list(&self) -> Box<dyn List> {
@@ -282,14 +276,6 @@ impl<R: Member> List for Entries<R> {
     fn bytes(&self) -> usize {
         let entry = std::mem::size_of::<String>() + std::mem::size_of::<R>() + 16;
         std::mem::size_of::<Self>() + self.map.len() * entry
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        self
     }
 }
 

@@ -225,7 +225,7 @@ fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>)
     };
     // A union of one variant and that variant's entity share a collection table (`[K]`): a list
     // the other wrote holds none of this schema's references (R-READ-2 drops them).
-    let Some(members) = list.as_any().downcast_ref::<Members<T::Stored>>() else {
+    let Some(members) = (&**list as &dyn Any).downcast_ref::<Members<T::Stored>>() else {
         return Ok(Vec::new());
     };
     let refs = members.refs();

@@ -5,6 +5,8 @@
 //! tell, without rebuilding anything, whether a memoized output is still current (R-READ-5).
 //! Other reads record nothing ([`DenormalizeCtx::untracked`]).
 
+use std::any::Any;
+
 use serde_json::Value;
 
 use crate::schema::{Entity, Schema};
@@ -185,7 +187,7 @@ impl<'s> DenormalizeCtx<'s> {
         let Record::Entity(stored) = &slot.record else {
             return Err(Unresolved);
         };
-        let Some(stored) = stored.as_any().downcast_ref::<E::Row>() else {
+        let Some(stored) = (&**stored as &dyn Any).downcast_ref::<E::Row>() else {
             // The registry refuses two types with one key, so this is not reached.
             tracing::warn!(entity = E::KEY, "stored row is of another type");
             return Err(Unresolved);

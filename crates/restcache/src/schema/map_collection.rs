@@ -1,7 +1,7 @@
 //! Collections of maps, `Collection<Values<T>>` (R-COL-9): lists keyed like any collection whose
 //! record is a map of references, and `assign`, which sets entries of the stored ones.
 
-use std::any::TypeId;
+use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, HashMap};
 use std::marker::PhantomData;
 use std::sync::{LazyLock, Mutex};
@@ -43,7 +43,7 @@ fn read_entries<'s, T: EntitySchema>(
     let Record::List(list) = &slot.record else {
         return Err(Unresolved);
     };
-    let Some(entries) = list.as_any().downcast_ref::<Entries<T::Stored>>() else {
+    let Some(entries) = (&**list as &dyn Any).downcast_ref::<Entries<T::Stored>>() else {
         return Ok(BTreeMap::new());
     };
     Ok(entries

@@ -23,6 +23,7 @@
 //! does not say, a read from a snapshot whose rows moved since, a list the mark had not reached
 //! written in place during the sweep, a key retained after the cycle chose its keys.
 
+use std::any::Any;
 use std::time::Duration;
 
 use super::{EndpointMeta, Store, StoredResult};
@@ -132,7 +133,7 @@ pub(crate) type ResultWalk = fn(&dyn AnyStored, usize, usize, &mut RefSink<'_>) 
 
 /// The [`ResultWalk`] of results written by `S`.
 pub(crate) fn walk_result<S: Schema>(value: &dyn AnyStored, from: usize, to: usize, sink: &mut RefSink<'_>) -> usize {
-    match value.as_any().downcast_ref::<S::Stored>() {
+    match (value as &dyn Any).downcast_ref::<S::Stored>() {
         Some(stored) => S::refs_from(stored, from, to, sink),
         None => {
             sink.unknown();
@@ -870,7 +871,7 @@ impl Store {
                     return 1;
                 };
                 let at = marker.marks.grey.len();
-                let len = walk(list.as_any(), from, from + SLICE, &mut RefSink::new(&mut marker));
+                let len = walk(&**list as &dyn Any, from, from + SLICE, &mut RefSink::new(&mut marker));
                 if from + SLICE < len {
                     marker.marks.grey.insert(at, Grey::List(id, row, walk, from + SLICE));
                 }

@@ -24,6 +24,7 @@ pub use self::snapshot::{Schemas, Snapshot};
 pub use self::write::ResponseValue;
 pub(crate) use self::write::{Detached, syntax_error};
 
+use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -207,7 +208,7 @@ impl StoredResult {
     /// The result as the normalized form of the schema that wrote it, `T`: `None` when it was
     /// written by another schema.
     pub fn typed<T: 'static>(&self) -> Option<&T> {
-        self.value.as_any().downcast_ref()
+        (&*self.value as &dyn Any).downcast_ref()
     }
 
     /// The result as `S` reads it: the normalized form of `S` stored, or one made from the JSON
