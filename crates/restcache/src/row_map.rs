@@ -4,8 +4,9 @@
 //!
 //! The rows are one vector of `(pk, value)`; beside it a hash index holds each row's index as a
 //! `u32`, hashed by the pk with the tables' keyed hasher ([`PkHasher`]). The index keeps no
-//! hash of its own: it hashes the pks again when it grows, which a list written whole avoids
-//! by reserving its rows first. A row costs its pk, its value and about 5 bytes of index.
+//! hash of its own: when it grows, it hashes the pks again, unless the caller keeps the rows'
+//! hashes (a write's batch does: the `_known` methods), which saves hashing each pk of a
+//! growing batch once per doubling. A row costs its pk, its value and about 5 bytes of index.
 
 use std::fmt;
 
@@ -61,10 +62,24 @@ impl<V> RowMap<V> {
         self.index.reserve(additional, rehash(&self.rows));
     }
 
+    /// [`reserve`](Self::reserve), where `hashes` holds the hash of every row, in order: the
+    /// index takes them from there, and hashes no pk.
+    pub fn reserve_known(&mut self, additional: usize, hashes: &[u64]) {
+        self.rows.reserve(additional);
+        self.index.reserve(additional, |&i| hashes[i as usize]);
+    }
+
     /// Gives back the room no row uses.
     pub fn shrink_to_fit(&mut self) {
         self.rows.shrink_to_fit();
         self.index.shrink_to_fit(rehash(&self.rows));
+    }
+
+    /// [`shrink_to_fit`](Self::shrink_to_fit), with the rows' hashes as in
+    /// [`reserve_known`](Self::reserve_known).
+    pub fn shrink_to_fit_known(&mut self, hashes: &[u64]) {
+        self.rows.shrink_to_fit();
+        self.index.shrink_to_fit(|&i| hashes[i as usize]);
     }
 
     /// The index of `pk`'s row, hashed as `hash`.
@@ -100,10 +115,14 @@ impl<V> RowMap<V> {
     }
 
     /// Adds a row at the end, under `pk` (hashed as `hash`), which no row has; returns its index.
-    fn push(&mut self, hash: u64, pk: Pk, value: V) -> usize {
+    /// `hash_of` gives a row's hash if the index grows.
+    fn push(&mut self, hash: u64, pk: Pk, value: V, hash_of: Option<&[u64]>) -> usize {
         let i = self.rows.len();
         let at = u32::try_from(i).expect("fewer than 2^32 rows in a table");
-        self.index.insert_unique(hash, at, rehash(&self.rows));
+        match hash_of {
+            Some(hashes) => self.index.insert_unique(hash, at, |&i| hashes[i as usize]),
+            None => self.index.insert_unique(hash, at, rehash(&self.rows)),
+        };
         self.rows.push((pk, value));
         i
     }
@@ -114,10 +133,36 @@ impl<V> RowMap<V> {
     where
         K: AsRef<str> + Into<Pk>,
     {
-        let hash = PkHasher::pk(pk.as_ref());
+        self.get_or_insert_hashed(PkHasher::pk(pk.as_ref()), pk, make)
+    }
+
+    /// [`get_or_insert_with`](Self::get_or_insert_with) for a pk whose hash
+    /// ([`PkHasher::pk`]) is known.
+    pub fn get_or_insert_hashed<K>(&mut self, hash: u64, pk: K, make: impl FnOnce() -> V) -> (usize, &mut V, bool)
+    where
+        K: AsRef<str> + Into<Pk>,
+    {
         let (i, added) = match self.find(hash, pk.as_ref()) {
             Some(i) => (i, false),
-            None => (self.push(hash, pk.into(), make()), true),
+            None => (self.push(hash, pk.into(), make(), None), true),
+        };
+        (i, &mut self.rows[i].1, added)
+    }
+
+    /// [`get_or_insert_hashed`](Self::get_or_insert_hashed), where `hashes` holds the hash of
+    /// every row, in order (the caller adds `hash` to it when the row is added): the index
+    /// takes them from there if it grows, and hashes no pk.
+    pub fn get_or_insert_known(
+        &mut self,
+        hash: u64,
+        pk: &str,
+        hashes: &[u64],
+        make: impl FnOnce() -> V,
+    ) -> (usize, &mut V, bool) {
+        debug_assert_eq!(hashes.len(), self.rows.len(), "a hash for every row");
+        let (i, added) = match self.find(hash, pk) {
+            Some(i) => (i, false),
+            None => (self.push(hash, pk.into(), make(), Some(hashes)), true),
         };
         (i, &mut self.rows[i].1, added)
     }
@@ -128,7 +173,7 @@ impl<V> RowMap<V> {
         match self.find(hash, pk.as_ref()) {
             Some(i) => self.rows[i].1 = value,
             None => {
-                self.push(hash, pk.into(), value);
+                self.push(hash, pk.into(), value, None);
             }
         }
     }
@@ -239,6 +284,36 @@ mod tests {
         assert!(!rows.contains_key("1000") && rows.get("").is_none());
         let pks: Vec<String> = rows.into_iter().map(|(pk, _)| pk.into()).take(3).collect();
         assert_eq!(pks, ["0", "1", "2"]);
+    }
+
+    /// A write's batch keeps its rows' hashes: its index, growing through many doublings, by
+    /// reserve or as rows are added, and shrinking, places every row by the hash it was given,
+    /// never by hashing the pk again (here hashes unlike the pks' own, which a rehash of the
+    /// pks would lose), and finds each row by it.
+    #[test]
+    fn rows_whose_hashes_are_known_are_placed_by_them_as_the_index_grows() {
+        let given = |i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let (mut rows, mut hashes) = (RowMap::default(), Vec::new());
+        let all_found = |rows: &mut RowMap<u64>, hashes: &[u64], step: &str| {
+            for i in 0..hashes.len() as u64 {
+                let (at, value, added) = rows.get_or_insert_known(given(i), &i.to_string(), hashes, || 0);
+                assert_eq!((at, *value, added), (i as usize, i, false), "{step}: {i}");
+            }
+        };
+        let add = |rows: &mut RowMap<u64>, hashes: &mut Vec<u64>, to: u64| {
+            for i in hashes.len() as u64..to {
+                let (at, _, added) = rows.get_or_insert_known(given(i), &i.to_string(), hashes, || i);
+                assert_eq!((at, added), (i as usize, true));
+                hashes.push(given(i));
+            }
+        };
+        add(&mut rows, &mut hashes, 1_000);
+        all_found(&mut rows, &hashes, "grown row by row");
+        rows.reserve_known(5_000, &hashes);
+        all_found(&mut rows, &hashes, "reserved");
+        add(&mut rows, &mut hashes, 2_000);
+        rows.shrink_to_fit_known(&hashes);
+        all_found(&mut rows, &hashes, "shrunk");
     }
 
     /// R-GC-1: a removed row is no longer found; the last row takes its index and is found

@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::json::{MAX_INPUT_DEPTH, as_map};
+use crate::pk::PkHasher;
 use crate::row_map::RowMap;
 use crate::rows::{MergeOutcome, Row, RowData};
 use crate::schema::{Join, Schema, SchemaKind};
@@ -57,6 +58,11 @@ pub(crate) struct PendingTable {
     /// combined), an INVALID mark, a collection's new list, or the references to add to a
     /// stored one ([`appended`](Self::appended)). Meta and version are set by the commit.
     pub rows: RowMap<Slot>,
+    /// The hash of each row's pk, in row order ([`PkHasher::pk`]), once the batch has
+    /// [`KEEP_HASHES_FROM`] rows (empty before): the index takes them from here as the batch
+    /// grows, and the commit finds each row in the table with it, so a write of many rows
+    /// hashes each pk once. A small batch hashes its few pks again instead of allocating them.
+    pub hashes: Vec<u64>,
     /// The rows (by index) whose list edits the stored one instead of replacing it: the commit
     /// adds the references the stored record lacks (push, unshift, get_page), or removes them
     /// (remove, move), whether the write is newer than the record or older (R-NORM-7).
@@ -68,20 +74,44 @@ impl PendingTable {
         PendingTable {
             name,
             rows: RowMap::default(),
+            hashes: Vec::new(),
             edits: Vec::new(),
         }
     }
 
     /// The row of `pk`, added (as INVALID) if new; and its index.
     fn row(&mut self, pk: &str) -> (usize, &mut Record, bool) {
-        let (index, slot, new) = self.rows.get_or_insert_with(pk, || Slot {
+        let hash = PkHasher::pk(pk);
+        self.keep_hashes(1);
+        let make = || Slot {
             record: Record::Invalid,
             meta: RowMeta::default(),
             version: 0,
-        });
+        };
+        let (index, slot, new) = if self.hashes.is_empty() {
+            self.rows.get_or_insert_hashed(hash, pk, make)
+        } else {
+            self.rows.get_or_insert_known(hash, pk, &self.hashes, make)
+        };
+        if new && !self.hashes.is_empty() {
+            self.hashes.push(hash);
+        }
         (index, &mut slot.record, new)
     }
+
+    /// Starts keeping [`hashes`](Self::hashes) when `more` rows would bring the batch to
+    /// [`KEEP_HASHES_FROM`]. A batch with no row yet keeps none: it starts at its 16th row (a
+    /// list reserves its rows after its first element is written).
+    fn keep_hashes(&mut self, more: usize) {
+        if self.hashes.is_empty() && self.rows.len().saturating_add(more) >= KEEP_HASHES_FROM {
+            self.hashes.reserve(self.rows.len().saturating_add(more));
+            self.hashes.extend(self.rows.iter().map(|(pk, _)| PkHasher::pk(pk)));
+        }
+    }
 }
+
+/// The size from which a [`PendingTable`] keeps its rows' hashes.
+const KEEP_HASHES_FROM: usize = 16;
 
 /// How row `index` of a [`PendingTable`] edits the stored list, by its `edits`; `None` when
 /// it replaces the stored record.
@@ -129,7 +159,13 @@ impl Pending {
     /// row per element into the table its first element wrote).
     pub(crate) fn reserve_last(&mut self, n: usize) {
         if let Some(t) = self.tables.get_mut(self.last) {
-            t.rows.reserve(n);
+            t.keep_hashes(n);
+            if t.hashes.is_empty() {
+                t.rows.reserve(n);
+            } else {
+                t.rows.reserve_known(n, &t.hashes);
+                t.hashes.reserve(n);
+            }
         }
     }
 

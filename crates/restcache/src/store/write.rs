@@ -13,6 +13,7 @@ use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
 use crate::bounded_value::Refused;
 use crate::error::Error;
 use crate::json::{MAX_INPUT_DEPTH, as_map, dispose};
+use crate::pk::PkHasher;
 use crate::refs::AnyStored;
 use crate::rows::MergeOutcome;
 use crate::schema::denormalize::DenormalizeCtx;
@@ -645,15 +646,29 @@ pub(super) fn apply_pending(
     mut observers: Observers<'_>,
 ) -> usize {
     let mut written = 0;
-    for PendingTable { name, rows, edits } in pending.tables {
+    for PendingTable {
+        name,
+        rows,
+        hashes,
+        edits,
+    } in pending.tables
+    {
+        debug_assert!(
+            hashes.is_empty() || hashes.len() == rows.len(),
+            "a hash for every row, or none"
+        );
         let (id, t) = tables.get_or_create(name);
         written += rows.len();
         if t.rows.is_empty() {
             // Every row is new: the batch's map becomes the table, nothing is moved or hashed.
-            // Its spare room goes; its hash index shrinks (hashing the pks again) only if the
-            // list reserved more than it wrote (repeats, nulls).
+            // Its spare room goes (its hash index shrinks only if the list reserved more than
+            // it wrote: repeats, nulls).
             t.rows = rows;
-            t.rows.shrink_to_fit();
+            if hashes.is_empty() {
+                t.rows.shrink_to_fit();
+            } else {
+                t.rows.shrink_to_fit_known(&hashes);
+            }
             for slot in t.rows.values_mut() {
                 slot.meta = RowMeta::of(meta);
                 slot.version = Store::bump(next);
@@ -664,8 +679,9 @@ pub(super) fn apply_pending(
         }
         for (index, (pk, slot)) in rows.into_iter().enumerate() {
             let edit = edit_at(&edits, index);
+            let hash = hashes.get(index).copied().unwrap_or_else(|| PkHasher::pk(&pk));
             // A new row is added as an INVALID mark with the write's meta, then takes its record.
-            let (row, stored, added) = t.rows.get_or_insert_with(pk, || Slot {
+            let (row, stored, added) = t.rows.get_or_insert_hashed(hash, pk, || Slot {
                 record: Record::Invalid,
                 meta: RowMeta::of(meta),
                 version: 0,
