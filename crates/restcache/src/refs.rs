@@ -162,14 +162,15 @@ pub struct RefSink<'a> {
     visit: &'a mut dyn Visit,
 }
 
-/// How a list row's references are walked: `walk(list, from, to, sink)` reports the references
-/// at `from..to` of `list` (a collection's record, as `Any`) and returns how many it holds.
-pub(crate) type ListWalk = fn(&dyn Any, usize, usize, &mut RefSink<'_>) -> usize;
+/// How a stored value's references are walked in parts: `walk(value, from, to, sink)` reports
+/// the references at `from..to` of `value` (a collection's record or a key's result, as `Any`;
+/// a list's elements) and returns how many parts it has.
+pub(crate) type RefWalk = fn(&dyn Any, usize, usize, &mut RefSink<'_>) -> usize;
 
 /// What a [`RefSink`] reports to.
 pub(crate) trait Visit {
     fn entity(&mut self, table: &str, pk: &str);
-    fn list(&mut self, table: &str, pk: &str, walk: ListWalk);
+    fn list(&mut self, table: &str, pk: &str, walk: RefWalk);
     fn table(&mut self, table: &str);
     fn unknown(&mut self);
 }
@@ -195,7 +196,7 @@ impl<'a> RefSink<'a> {
     }
 
     /// The list row `pk` of table `table` is referenced; `walk` reports its references.
-    pub(crate) fn list(&mut self, table: &str, pk: &str, walk: ListWalk) {
+    pub(crate) fn list(&mut self, table: &str, pk: &str, walk: RefWalk) {
         self.visit.list(table, pk, walk);
     }
 
@@ -207,7 +208,7 @@ impl<'a> RefSink<'a> {
             fn entity(&mut self, table: &str, pk: &str) {
                 self.0.push(format!("{table} {pk}"));
             }
-            fn list(&mut self, table: &str, pk: &str, _: ListWalk) {
+            fn list(&mut self, table: &str, pk: &str, _: RefWalk) {
                 self.entity(table, pk);
             }
             fn table(&mut self, table: &str) {

@@ -308,7 +308,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
 }
 impl<T: EntitySchema, P: CollectionPolicy + Default> EntityField for Collection<Vec<T>, P> {}
 
-/// Reports the references `from..to` of a list of `T` ([`ListWalk`](crate::refs::ListWalk)); returns its length (`0`
+/// Reports the references `from..to` of a list of `T` ([`RefWalk`](crate::refs::RefWalk)); returns its length (`0`
 /// for a record of another type, which then references nothing).
 pub(crate) fn walk_members<T: EntitySchema>(list: &dyn Any, from: usize, to: usize, sink: &mut RefSink<'_>) -> usize {
     let Some(members) = list.downcast_ref::<Members<T::Stored>>() else {

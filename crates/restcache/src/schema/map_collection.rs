@@ -143,7 +143,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Value
     }
 }
 
-/// Reports every reference of a map collection of `T` ([`ListWalk`](crate::refs::ListWalk)):
+/// Reports every reference of a map collection of `T` ([`RefWalk`](crate::refs::RefWalk)):
 /// a map is walked whole, whatever `from..to`; returns `0` once it has been (or for a record of
 /// another type).
 fn walk_entries<T: EntitySchema>(map: &dyn std::any::Any, from: usize, _: usize, sink: &mut RefSink<'_>) -> usize {

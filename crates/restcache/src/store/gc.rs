@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use super::{EndpointMeta, Store, StoredResult};
 use crate::pk::Pk;
-use crate::refs::{AnyStored, ListWalk, RefSink, Visit};
+use crate::refs::{AnyStored, RefSink, RefWalk, Visit};
 use crate::rt::Instant;
 use crate::schema::Schema;
 use crate::schema::denormalize::SlotDep;
@@ -127,13 +127,9 @@ pub struct GcReport {
     pub blocked: bool,
 }
 
-/// How a stored result reports what it references, its parts `from..to` (a list's elements):
-/// its schema's [`Schema::refs_from`]; returns how many parts it has.
-pub(crate) type ResultWalk = fn(&dyn AnyStored, usize, usize, &mut RefSink<'_>) -> usize;
-
-/// The [`ResultWalk`] of results written by `S`.
-pub(crate) fn walk_result<S: Schema>(value: &dyn AnyStored, from: usize, to: usize, sink: &mut RefSink<'_>) -> usize {
-    match (value as &dyn Any).downcast_ref::<S::Stored>() {
+/// The [`RefWalk`] of results written by `S`: its schema's [`Schema::refs_from`].
+pub(crate) fn walk_result<S: Schema>(value: &dyn Any, from: usize, to: usize, sink: &mut RefSink<'_>) -> usize {
+    match value.downcast_ref::<S::Stored>() {
         Some(stored) => S::refs_from(stored, from, to, sink),
         None => {
             sink.unknown();
@@ -167,7 +163,7 @@ enum Grey {
     /// An entity row whose references are still to follow.
     Row(TableId, u32),
     /// A list row whose references from `.3` on are still to follow.
-    List(TableId, u32, ListWalk, usize),
+    List(TableId, u32, RefWalk, usize),
     /// A table whose rows from `.1` on are still to mark.
     Table(TableId, usize),
     /// A key whose result's references from `.1` on are still to follow.
@@ -217,7 +213,7 @@ struct Marks {
     grey: Vec<Grey>,
     /// The list rows marked, with how their references are walked: a list written in the mark
     /// phase is walked again (a remove may have moved references into the part walked).
-    lists: std::collections::HashMap<(TableId, u32), ListWalk>,
+    lists: std::collections::HashMap<(TableId, u32), RefWalk>,
     /// A kept value cannot tell what it references.
     unknown: bool,
     /// The bytes of the kept keys and marked rows.
@@ -303,7 +299,7 @@ impl Visit for Marker<'_> {
         }
     }
 
-    fn list(&mut self, table: &str, pk: &str, walk: ListWalk) {
+    fn list(&mut self, table: &str, pk: &str, walk: RefWalk) {
         if let Some((id, row)) = self.row(table, pk) {
             self.kept(id, row);
             self.marks.lists.insert((id, row as u32), walk);
@@ -882,7 +878,12 @@ impl Store {
                     return 1;
                 };
                 let at = marker.marks.grey.len();
-                let len = walk(r.value.as_ref(), from, from + SLICE, &mut RefSink::new(&mut marker));
+                let len = walk(
+                    &*r.value as &dyn Any,
+                    from,
+                    from + SLICE,
+                    &mut RefSink::new(&mut marker),
+                );
                 if from + SLICE < len {
                     marker.marks.grey.insert(at, Grey::Result(key, from + SLICE));
                 }

@@ -15,7 +15,6 @@ mod snapshot;
 mod write;
 
 pub use self::change::Change;
-pub(crate) use self::gc::ResultWalk;
 pub use self::gc::{GcPolicy, GcReport};
 // The log file's own line format reads and writes changes' parts (`persist/file.rs`).
 #[cfg(not(target_arch = "wasm32"))]
@@ -39,7 +38,7 @@ use serde_json::{Map, Value};
 use crate::bounded_value::{self, Refused};
 use crate::error::Error;
 use crate::json::MAX_INPUT_DEPTH;
-use crate::refs::AnyStored;
+use crate::refs::{AnyStored, RefWalk};
 use crate::schema::{CollectionPolicy, Schema};
 use crate::tables::{PkHasher, Record, Tables};
 
@@ -199,7 +198,7 @@ pub(crate) struct StoredResult {
     pub version: u64,
     /// What the result references, by the schema that wrote it; `None` for a result read back
     /// from a snapshot or written by a layer.
-    pub walk: Option<ResultWalk>,
+    pub walk: Option<RefWalk>,
     /// The key's bytes, measured while the store has a [`GcPolicy`] (else 0).
     pub bytes: usize,
 }

@@ -7,14 +7,14 @@ use crate::rt::Instant;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::gc::{self, Gc, ResultWalk, walk_result};
+use super::gc::{self, Gc, walk_result};
 use super::journal::Journal;
 use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
 use crate::bounded_value::Refused;
 use crate::error::Error;
 use crate::json::{MAX_INPUT_DEPTH, as_map, dispose};
 use crate::pk::PkHasher;
-use crate::refs::AnyStored;
+use crate::refs::{AnyStored, RefWalk};
 use crate::rows::MergeOutcome;
 use crate::schema::denormalize::DenormalizeCtx;
 use crate::schema::normalize::{Outcome, Pending, PendingTable, edit_at, run};
@@ -472,7 +472,7 @@ impl Store {
         &mut self,
         key: &str,
         args: &Value,
-        result: (Arc<dyn AnyStored>, ResultWalk),
+        result: (Arc<dyn AnyStored>, RefWalk),
         mut pending: Pending,
         opts: WriteOptions<'_>,
         layer: Option<u64>,
@@ -539,7 +539,7 @@ impl Store {
     fn commit(
         &mut self,
         key: &str,
-        result: Option<(Arc<dyn AnyStored>, ResultWalk)>,
+        result: Option<(Arc<dyn AnyStored>, RefWalk)>,
         pending: Pending,
         fetched_at: Instant,
         now: Instant,
