@@ -13,7 +13,7 @@ use crate::rest::Optimistic;
 use crate::rt::Instant;
 use crate::schema::Schema;
 use crate::schema::denormalize::DenormalizeCtx;
-use crate::store::{DEFAULT_ERROR_EXPIRY, Detached, Layer, LayerSpec, Store, WriteOptions, args_map, syntax_error};
+use crate::store::{DEFAULT_ERROR_EXPIRY, Layer, LayerSpec, Store, WriteOptions, args_map, syntax_error};
 
 /// Reads `key` without the memo: every call builds the output anew. `None` when the args do not
 /// serialize or the read does not resolve.
@@ -68,8 +68,8 @@ pub fn optimistic_update_and_commit<S: Schema>(
     opts.body = Some(body);
     let syntax = |e| syntax_error(e, None);
     let written = match Store::normalize_fetched::<S>(key, &args, response, opts, &syntax) {
-        Detached::Ready(n) => store.commit_fetched::<S>(key, &args, n, opts, Some(id)),
-        Detached::Failed(e) => store.check_schema::<S>().and(Err(e)),
+        Ok(n) => store.commit_fetched::<S>(key, &args, n, opts, Some(id)),
+        Err(e) => store.check_schema::<S>().and(Err(e)),
     };
     if let Err(e) = &written {
         store.fail(key, opts.fetched_at, e.clone(), DEFAULT_ERROR_EXPIRY, Some(id));

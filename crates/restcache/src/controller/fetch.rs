@@ -21,7 +21,7 @@ use crate::rest::http::Outgoing;
 use crate::rest::{BoxFuture, EndpointConfig, ResponseHead, RestEndpoint};
 use crate::rt::Spawner;
 use crate::schema::Schema;
-use crate::store::{Detached, ExpiryStatus, Layer, LayerSpec, Store, WriteOptions};
+use crate::store::{ExpiryStatus, Layer, LayerSpec, Store, WriteOptions};
 
 /// What a fetch settles with: the value it described, type-erased, and the head of the
 /// response (none when the cache answered), or its error.
@@ -482,7 +482,7 @@ impl Controller {
             }
             let written = normalized.and_then(|(fetched, detached)| {
                 match detached {
-                    Detached::Ready(n) => {
+                    Ok(n) => {
                         if !span.is_disabled() {
                             let (entities, invalidated) = n.counts();
                             span.record("entities", entities);
@@ -490,7 +490,8 @@ impl Controller {
                         }
                         store.commit_fetched::<S>(&req.key, &write_args, n, opts, layer)
                     }
-                    Detached::Failed(e) => store.check_schema::<S>().and(Err(e)),
+                    // Reported after the schema check, as under the lock.
+                    Err(e) => store.check_schema::<S>().and(Err(e)),
                 }
                 .map_err(|e| fetched.blame(e).with_url(&req.url))
                 .map(|value| (value, fetched.head))

@@ -280,6 +280,18 @@ pub(crate) struct Outcome<T> {
     pub pending: Pending,
 }
 
+impl<T> Outcome<T> {
+    /// How many entities the commit will write, and how many INVALID marks (deletes).
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let rows = self.pending.tables.iter().flat_map(|t| t.rows.values());
+        rows.fold((0, 0), |(entities, invalid), row| match &row.record {
+            Record::Entity(_) => (entities + 1, invalid),
+            Record::Invalid => (entities, invalid + 1),
+            Record::List(_) => (entities, invalid),
+        })
+    }
+}
+
 /// Runs `normalize` as a normalization of a call with `args` (an object), and
 /// returns its outcome; `syntax` turns a serde error that is not a normalization error (the
 /// bytes are not JSON, or a field has the wrong type) into the error to give, with where it was

@@ -307,8 +307,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::store::WriteOptions;
     use crate::store::write::syntax_error;
-    use crate::store::{Detached, WriteOptions};
 
     #[derive(Clone, Debug, Default, PartialEq, crate::Entity)]
     struct Tag {
@@ -371,10 +371,8 @@ mod tests {
         let (args, opts) = (json!({ "name": "7" }), WriteOptions::new());
         let syntax = |e| syntax_error(e, None);
         let body = br#"{"name": "7", "n": 71}"#;
-        let Detached::Ready(normalized) = Store::normalize_fetched::<Tag>("PUT /tags/7", &args, body, opts, &syntax)
-        else {
-            panic!("an entity body is normalized before the lock");
-        };
+        let normalized = Store::normalize_fetched::<Tag>("PUT /tags/7", &args, body, opts, &syntax)
+            .expect("an entity body is normalized before the lock");
         store
             .commit_fetched::<Tag>("PUT /tags/7", &args, normalized, opts, Some(1))
             .unwrap();

@@ -21,7 +21,7 @@ pub use self::gc::{GcPolicy, GcReport};
 pub(crate) use self::change::{ChangeKind, KeyMeta, RecordText};
 pub use self::snapshot::{Schemas, Snapshot};
 pub use self::write::ResponseValue;
-pub(crate) use self::write::{Detached, syntax_error};
+pub(crate) use self::write::syntax_error;
 
 use std::any::Any;
 use std::fmt;

@@ -83,33 +83,6 @@ pub(crate) fn syntax_error(e: serde_json::Error, content_type: Option<&str>) -> 
     }
 }
 
-/// A response normalized before the store is locked, ready to be committed: `T` is its
-/// schema's normalized form.
-pub(crate) struct Normalized<T> {
-    result: T,
-    pending: Pending,
-}
-
-impl<T> Normalized<T> {
-    /// How many entities the commit will write, and how many INVALID marks (deletes).
-    pub(crate) fn counts(&self) -> (usize, usize) {
-        let rows = self.pending.tables.iter().flat_map(|t| t.rows.values());
-        rows.fold((0, 0), |(entities, invalid), row| match &row.record {
-            Record::Entity(_) => (entities + 1, invalid),
-            Record::Invalid => (entities, invalid + 1),
-            Record::List(_) => (entities, invalid),
-        })
-    }
-}
-
-/// A fetched body normalized before the store is locked ([`Store::normalize_fetched`]).
-pub(crate) enum Detached<T> {
-    /// Commit it with [`Store::commit_fetched`].
-    Ready(Normalized<T>),
-    /// The body is refused. Reported after the schema check, as under the lock.
-    Failed(Error),
-}
-
 /// The error of a serde error that is not a normalization error: `syntax`'s for bytes that are
 /// not JSON; a value of the wrong type for the schema, at `position`, the same kind of error.
 fn decode(
@@ -406,12 +379,9 @@ impl Store {
         bytes: &[u8],
         opts: WriteOptions<'_>,
         syntax: &dyn Fn(serde_json::Error) -> Error,
-    ) -> Detached<S::Stored> {
+    ) -> Result<Outcome<S::Stored>, Error> {
         let method = key.split_once(' ').map_or("", |(m, _)| m);
-        match normalize_bytes::<S>(method, bytes, args, opts.body, syntax) {
-            Ok(Outcome { result, pending }) => Detached::Ready(Normalized { result, pending }),
-            Err(e) => Detached::Failed(e),
-        }
+        normalize_bytes::<S>(method, bytes, args, opts.body, syntax)
     }
 
     /// Commits a fetched response normalized by [`normalize_fetched`](Self::normalize_fetched),
@@ -422,12 +392,12 @@ impl Store {
         &mut self,
         key: &str,
         args: &Value,
-        normalized: Normalized<S::Stored>,
+        normalized: Outcome<S::Stored>,
         opts: WriteOptions<'_>,
         layer: Option<u64>,
     ) -> Result<Option<Arc<S::Output>>, Error> {
         self.check_schema::<S>()?;
-        let Normalized { result, mut pending } = normalized;
+        let Outcome { result, mut pending } = normalized;
         let written = result.clone();
         let meta = Arc::new(EntityMeta::new(opts.fetched_at, opts.fetched_at, opts.fetched_at));
         let pages: Vec<_> = std::mem::take(&mut pending.pages)
@@ -967,11 +937,8 @@ mod tests {
         };
         let fetch = |store: &mut Store| {
             let body = br#"[{"name": "b", "n": 1}, {"name": "a"}]"#;
-            let Detached::Ready(normalized) =
-                Store::normalize_fetched::<Vec<Tag>>("GET /tags", &args, body, opts, &syntax)
-            else {
-                panic!("a list of tags is normalized before the lock");
-            };
+            let normalized = Store::normalize_fetched::<Vec<Tag>>("GET /tags", &args, body, opts, &syntax)
+                .expect("a list of tags is normalized before the lock");
             let described = store.commit_fetched::<Vec<Tag>>("GET /tags", &args, normalized, opts, None);
             assert_eq!(described.unwrap().unwrap().len(), 2);
         };
@@ -1006,8 +973,8 @@ mod tests {
         fn outcome<S: Schema>(key: &str, bytes: &[u8]) -> &'static str {
             let syntax = |e| syntax_error(e, None);
             match Store::normalize_fetched::<S>(key, &json!({}), bytes, WriteOptions::new(), &syntax) {
-                Detached::Ready(_) => "ready",
-                Detached::Failed(_) => "refused",
+                Ok(_) => "ready",
+                Err(_) => "refused",
             }
         }
         let detached = |bytes: &[u8], kind: u8| match kind {
@@ -1027,10 +994,8 @@ mod tests {
         let (args, opts) = (json!({}), WriteOptions::new());
         let syntax = |e| syntax_error(e, None);
         let body = br#"{"name": "new"}"#;
-        let Detached::Ready(pushed) = Store::normalize_fetched::<Push<Tags>>("POST /tags", &args, body, opts, &syntax)
-        else {
-            panic!("a push body is normalized before the lock");
-        };
+        let pushed = Store::normalize_fetched::<Push<Tags>>("POST /tags", &args, body, opts, &syntax)
+            .expect("a push body is normalized before the lock");
         let mut store = Store::new();
         store
             .set_response::<Tags>("GET /tags", &args, json!([{"name": "old"}]))
