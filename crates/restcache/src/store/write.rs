@@ -411,7 +411,7 @@ impl Store {
                 (table, pk, slot)
             })
             .collect();
-        self.commit_normalized(key, args, (Arc::new(result), walk_result::<S>), pending, opts, layer);
+        self.commit(key, args, (Arc::new(result), walk_result::<S>), pending, opts, layer);
         // What the response wrote, read as the cache now holds it: a field the response
         // omitted shows its cached value, and a newer write that won shows; a page reads as
         // the page, not as the list it joined.
@@ -432,32 +432,8 @@ impl Store {
         self.check_schema::<S>()?;
         let method = key.split_once(' ').map_or("", |(m, _)| m);
         let Outcome { result, pending } = normalize(method)?;
-        self.commit_normalized(key, args, (Arc::new(result), walk_result::<S>), pending, opts, None);
+        self.commit(key, args, (Arc::new(result), walk_result::<S>), pending, opts, None);
         Ok(())
-    }
-
-    /// Completes a normalization's writes against the committed tables ([`settle`]) and
-    /// commits them with `key`'s result, removing the fetch's optimistic layer in the same step.
-    fn commit_normalized(
-        &mut self,
-        key: &str,
-        args: &Value,
-        result: (Arc<dyn AnyStored>, RefWalk),
-        mut pending: Pending,
-        opts: WriteOptions<'_>,
-        layer: Option<u64>,
-    ) {
-        settle(
-            &mut pending,
-            Layered::committed(&self.tables),
-            args,
-            opts.body,
-            opts.policy,
-            opts.fetched_at,
-        );
-        let now = Instant::now();
-        self.drop_layer(layer);
-        self.commit(key, Some(result), pending, opts.fetched_at, now, now + opts.data_expiry);
     }
 
     /// Records a failed fetch of `key` (R-FETCH-1 step 7). The stored result is kept.
@@ -506,15 +482,23 @@ impl Store {
         v
     }
 
+    /// Completes a normalization's writes against the committed tables ([`settle`]) and
+    /// commits them with `key`'s result, removing the fetch's optimistic layer in the same step.
     fn commit(
         &mut self,
         key: &str,
-        result: Option<(Arc<dyn AnyStored>, RefWalk)>,
-        pending: Pending,
-        fetched_at: Instant,
-        now: Instant,
-        expires_at: Instant,
+        args: &Value,
+        (result, walk): (Arc<dyn AnyStored>, RefWalk),
+        mut pending: Pending,
+        opts: WriteOptions<'_>,
+        layer: Option<u64>,
     ) {
+        let fetched_at = opts.fetched_at;
+        let tables = Layered::committed(&self.tables);
+        settle(&mut pending, tables, args, opts.body, opts.policy, fetched_at);
+        let now = Instant::now();
+        let expires_at = now + opts.data_expiry;
+        self.drop_layer(layer);
         let meta = Arc::new(EntityMeta::new(fetched_at, now, expires_at));
         self.memo.get_mut().clock = Stamp::of(now);
         let written = apply_pending(
@@ -527,54 +511,52 @@ impl Store {
                 gc: self.gc.as_deref_mut(),
             },
         );
-        if let Some((result, walk)) = result {
-            let newer = self.meta.get(key).is_some_and(|m| m.fetched_at > fetched_at);
-            if !newer {
-                if let Some(journal) = self.journal() {
-                    journal.key(key);
-                }
-                // Measured only when the store collects, and only a result that changed.
-                let measured = self.gc.is_some();
-                let bytes = |result: &dyn AnyStored| match measured {
-                    true => gc::key_bytes(key, result),
-                    false => 0,
-                };
-                let old = match self.results.get_mut(key) {
-                    Some(r) if r.value.same(result.as_ref()) => r.bytes,
-                    Some(r) => {
-                        let bytes = bytes(result.as_ref());
-                        r.value = result;
-                        r.walk = Some(walk);
-                        r.version = Self::bump(&mut self.next_version);
-                        std::mem::replace(&mut r.bytes, bytes)
-                    }
-                    None => {
-                        let version = Self::bump(&mut self.next_version);
-                        let stored = StoredResult {
-                            bytes: bytes(result.as_ref()),
-                            value: result,
-                            version,
-                            walk: Some(walk),
-                        };
-                        self.results.insert(key.to_owned(), stored);
-                        0
-                    }
-                };
-                if let Some(gc) = self.gc.as_deref_mut() {
-                    let new = self.results.get(key).map_or(0, |r| r.bytes);
-                    gc.key_written(key, old, new);
-                }
-                self.set_meta(
-                    key,
-                    EndpointMeta {
-                        fetched_at,
-                        written_at: now,
-                        expires_at: Some(expires_at),
-                        error: None,
-                        invalidated: false,
-                    },
-                );
+        let newer = self.meta.get(key).is_some_and(|m| m.fetched_at > fetched_at);
+        if !newer {
+            if let Some(journal) = self.journal() {
+                journal.key(key);
             }
+            // Measured only when the store collects, and only a result that changed.
+            let measured = self.gc.is_some();
+            let bytes = |result: &dyn AnyStored| match measured {
+                true => gc::key_bytes(key, result),
+                false => 0,
+            };
+            let old = match self.results.get_mut(key) {
+                Some(r) if r.value.same(result.as_ref()) => r.bytes,
+                Some(r) => {
+                    let bytes = bytes(result.as_ref());
+                    r.value = result;
+                    r.walk = Some(walk);
+                    r.version = Self::bump(&mut self.next_version);
+                    std::mem::replace(&mut r.bytes, bytes)
+                }
+                None => {
+                    let version = Self::bump(&mut self.next_version);
+                    let stored = StoredResult {
+                        bytes: bytes(result.as_ref()),
+                        value: result,
+                        version,
+                        walk: Some(walk),
+                    };
+                    self.results.insert(key.to_owned(), stored);
+                    0
+                }
+            };
+            if let Some(gc) = self.gc.as_deref_mut() {
+                let new = self.results.get(key).map_or(0, |r| r.bytes);
+                gc.key_written(key, old, new);
+            }
+            self.set_meta(
+                key,
+                EndpointMeta {
+                    fetched_at,
+                    written_at: now,
+                    expires_at: Some(expires_at),
+                    error: None,
+                    invalidated: false,
+                },
+            );
         }
         self.rebuild_read_state();
         self.version += 1;
