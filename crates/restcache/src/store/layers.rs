@@ -59,21 +59,6 @@ pub enum Optimistic {
     Move,
 }
 
-type Normalize = fn(Layered<'_>, &LayerInput<'_>) -> Result<(Arc<dyn AnyStored>, Pending), Error>;
-type Exists = fn(Layered<'_>, &Value) -> bool;
-
-/// What a layer normalizes.
-pub(crate) struct LayerInput<'a> {
-    method: &'a str,
-    value: &'a Value,
-    args: &'a Value,
-    body: Option<&'a Value>,
-    placeholder: Option<&'a str>,
-    policy: Option<&'a dyn CollectionPolicy>,
-    /// When the layer's fetch started (R-NORM-7).
-    fetched_at: Instant,
-}
-
 /// What a layer is: everything but the schema.
 pub(crate) struct LayerSpec {
     pub id: u64,
@@ -92,64 +77,52 @@ pub(crate) struct LayerSpec {
 /// One pending optimistic update: a mutation's expected outcome, until its real one commits.
 pub(crate) struct Layer {
     spec: LayerSpec,
-    normalize: Normalize,
-    exists: Exists,
+    /// [`write_layer_with`] of the layer's schema.
+    write: fn(Layered<'_>, &LayerSpec) -> Option<Written>,
 }
+
+/// A layer's result and writes, settled against the state beneath it.
+type Written = Result<(Arc<dyn AnyStored>, Pending), Error>;
 
 impl Layer {
     pub fn new<S: Schema>(spec: LayerSpec) -> Self {
         Layer {
             spec,
-            normalize: normalize_layer::<S>,
-            exists: exists_layer::<S>,
-        }
-    }
-
-    /// The layer's value against the state beneath it (R-OPTM-3); `None` means no layer.
-    fn value(&self, beneath: Layered<'_>) -> Option<Value> {
-        let spec = &self.spec;
-        let merged = || {
-            let mut m = as_map(&spec.args).clone();
-            match &spec.body {
-                Some(Value::Object(b)) => m.extend(b.iter().map(|(k, v)| (k.clone(), v.clone()))),
-                None => {}
-                Some(_) => return None,
-            }
-            Some(Value::Object(m))
-        };
-        match spec.transform {
-            Optimistic::Update | Optimistic::Push | Optimistic::Unshift | Optimistic::Remove | Optimistic::Move => {
-                merged()
-            }
-            Optimistic::PartialUpdate => (self.exists)(beneath, &spec.args).then(merged).flatten(),
-            // The empty answer of a delete stands for the args or the body array (R-RESP-6).
-            Optimistic::Delete => Some(Value::Null),
+            write: write_layer_with::<S>,
         }
     }
 }
 
-fn normalize_layer<S: Schema>(
-    beneath: Layered<'_>,
-    input: &LayerInput<'_>,
-) -> Result<(Arc<dyn AnyStored>, Pending), Error> {
-    let placeholder = input.placeholder.map(str::to_owned);
-    let value = input.value.clone();
-    let outcome = normalize_value::<S>(input.method, value, input.args, input.body, placeholder)?;
-    let mut pending = outcome.pending;
-    settle(
-        &mut pending,
-        beneath,
-        input.args,
-        input.body,
-        input.policy,
-        input.fetched_at,
-    );
-    Ok((Arc::new(outcome.result), pending))
-}
-
-/// Whether the entity the args name is stored and valid (query mode finds it).
-fn exists_layer<S: Schema>(tables: Layered<'_>, args: &Value) -> bool {
-    S::query(&mut DenormalizeCtx::untracked(tables, args)).is_some_and(|r| r.is_ok())
+/// The layer's value against the state beneath it (R-OPTM-3), normalized with `S` and settled
+/// there; `None` means no layer.
+fn write_layer_with<S: Schema>(beneath: Layered<'_>, spec: &LayerSpec) -> Option<Written> {
+    let merged = || {
+        let mut m = as_map(&spec.args).clone();
+        match &spec.body {
+            Some(Value::Object(b)) => m.extend(b.iter().map(|(k, v)| (k.clone(), v.clone()))),
+            None => {}
+            Some(_) => return None,
+        }
+        Some(Value::Object(m))
+    };
+    let value = match spec.transform {
+        Optimistic::Update | Optimistic::Push | Optimistic::Unshift | Optimistic::Remove | Optimistic::Move => merged(),
+        // Only when the entity the args name is stored and valid (query mode finds it).
+        Optimistic::PartialUpdate => {
+            let mut ctx = DenormalizeCtx::untracked(beneath, &spec.args);
+            S::query(&mut ctx).is_some_and(|r| r.is_ok()).then(merged).flatten()
+        }
+        // The empty answer of a delete stands for the args or the body array (R-RESP-6).
+        Optimistic::Delete => Some(Value::Null),
+    }?;
+    let creates = matches!(spec.transform, Optimistic::Push | Optimistic::Unshift);
+    let placeholder = creates.then(|| spec.placeholder.clone());
+    let (args, body, policy) = (&spec.args, spec.body.as_ref(), spec.policy.as_deref());
+    let normalized = normalize_value::<S>(&spec.method, value, args, body, placeholder);
+    Some(normalized.map(|mut outcome| {
+        settle(&mut outcome.pending, beneath, args, body, policy, spec.fetched_at);
+        (Arc::new(outcome.result) as Arc<dyn AnyStored>, outcome.pending)
+    }))
 }
 
 /// The read state while layers are pending.
@@ -264,21 +237,11 @@ fn write_layer(
         base,
         over: Some(&derived.over),
     };
-    let Some(value) = layer.value(beneath) else {
+    let Some(written) = (layer.write)(beneath, &layer.spec) else {
         return;
     };
-    let (normalize, layer) = (layer.normalize, &layer.spec);
-    let creates = matches!(layer.transform, Optimistic::Push | Optimistic::Unshift);
-    let input = LayerInput {
-        method: &layer.method,
-        value: &value,
-        args: &layer.args,
-        body: layer.body.as_ref(),
-        placeholder: creates.then_some(layer.placeholder.as_str()),
-        policy: layer.policy.as_deref(),
-        fetched_at: layer.fetched_at,
-    };
-    match normalize(beneath, &input) {
+    let layer = &layer.spec;
+    match written {
         Ok((result, pending)) => {
             let meta = Arc::new(EntityMeta::new(layer.fetched_at, now, now + DEFAULT_DATA_EXPIRY));
             apply_layered(&mut derived.over, base, next, pending, &meta);
