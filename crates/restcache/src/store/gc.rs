@@ -279,28 +279,47 @@ struct Marker<'a> {
 }
 
 impl Marker<'_> {
-    fn row(&mut self, table: &str, pk: &str) -> Option<(TableId, usize)> {
+    fn find(&self, table: &str, pk: &str) -> Option<(TableId, usize)> {
         let id = self.tables.id(table)?;
-        let (row, _) = self.tables.table(id).rows.get_full(pk)?;
-        self.marks.mark(id, row).then_some((id, row))
+        Some((id, self.tables.table(id).rows.get_full(pk)?.0))
     }
 
     fn kept(&mut self, table: TableId, row: usize) {
         let bytes = self.sizes.get(table as usize).and_then(|t| t.get(row)).copied();
         self.marks.kept = self.marks.kept.saturating_add(bytes.unwrap_or(0) as usize);
     }
+
+    /// Marks an entity row; one not marked before is kept and its references followed.
+    fn reach(&mut self, table: TableId, row: usize) {
+        if self.marks.mark(table, row) {
+            self.kept(table, row);
+            self.marks.grey.push(Grey::Row(table, row as u32));
+        }
+    }
+
+    /// Follows a slice of what `value` references from `from` on; the rest waits, as
+    /// `rest(from + SLICE)`, beneath what the slice found. Returns the work.
+    fn walk_slice(&mut self, walk: RefWalk, value: &dyn Any, from: usize, rest: impl FnOnce(usize) -> Grey) -> usize {
+        let at = self.marks.grey.len();
+        let len = walk(value, from, from + SLICE, &mut RefSink::new(self));
+        if from + SLICE < len {
+            self.marks.grey.insert(at, rest(from + SLICE));
+        }
+        len.saturating_sub(from).clamp(1, SLICE)
+    }
 }
 
 impl Visit for Marker<'_> {
     fn entity(&mut self, table: &str, pk: &str) {
-        if let Some((id, row)) = self.row(table, pk) {
-            self.kept(id, row);
-            self.marks.grey.push(Grey::Row(id, row as u32));
+        if let Some((id, row)) = self.find(table, pk) {
+            self.reach(id, row);
         }
     }
 
     fn list(&mut self, table: &str, pk: &str, walk: RefWalk) {
-        if let Some((id, row)) = self.row(table, pk) {
+        if let Some((id, row)) = self.find(table, pk)
+            && self.marks.mark(id, row)
+        {
             self.kept(id, row);
             self.marks.lists.insert((id, row as u32), walk);
             self.marks.grey.push(Grey::List(id, row as u32, walk, 0));
@@ -381,10 +400,6 @@ impl Gc {
             cycle: None,
             marks,
         }
-    }
-
-    pub fn bytes(&self) -> usize {
-        self.bytes
     }
 
     /// Row `row` (`pk`) of table `table` was written: measured again, and kept by a running
@@ -514,7 +529,7 @@ impl Store {
     /// The bytes the store holds (rows, results, meta), as the collector measures them; `None`
     /// without a [`GcPolicy`] (nothing is measured then).
     pub fn bytes(&self) -> Option<usize> {
-        self.gc.as_ref().map(|gc| gc.bytes())
+        self.gc.as_ref().map(|gc| gc.bytes)
     }
 
     /// Keeps `key` (its result and what it references) from the collector until as many
@@ -641,12 +656,7 @@ impl Store {
             let cycle = gc.cycle.as_mut().expect("a cycle runs");
             let tables = self.tables.iter().count();
             let start = if gc.marks.unknown { 0 } else { tables };
-            let rows = if start == 0 {
-                0
-            } else {
-                self.tables.table((start - 1) as TableId).rows.len()
-            };
-            cycle.sweep = Some((start, rows));
+            cycle.sweep = Some(sweep_from(&self.tables, start));
         }
         let mut removed = 0;
         if gc.cycle.as_ref().is_some_and(|c| c.sweep.is_some()) {
@@ -858,37 +868,17 @@ impl Store {
                 }
                 1
             }
-            Grey::List(id, row, walk, from) => {
-                let Some(Slot {
+            Grey::List(id, row, walk, from) => match slot(id, row as usize) {
+                Some(Slot {
                     record: Record::List(list),
                     ..
-                }) = slot(id, row as usize)
-                else {
-                    return 1;
-                };
-                let at = marker.marks.grey.len();
-                let len = walk(&**list as &dyn Any, from, from + SLICE, &mut RefSink::new(&mut marker));
-                if from + SLICE < len {
-                    marker.marks.grey.insert(at, Grey::List(id, row, walk, from + SLICE));
-                }
-                len.saturating_sub(from).clamp(1, SLICE)
-            }
-            Grey::Result(key, from) => {
-                let Some((walk, r)) = self.results.get(&key).and_then(|r| Some((r.walk?, r))) else {
-                    return 1;
-                };
-                let at = marker.marks.grey.len();
-                let len = walk(
-                    &*r.value as &dyn Any,
-                    from,
-                    from + SLICE,
-                    &mut RefSink::new(&mut marker),
-                );
-                if from + SLICE < len {
-                    marker.marks.grey.insert(at, Grey::Result(key, from + SLICE));
-                }
-                len.saturating_sub(from).clamp(1, SLICE)
-            }
+                }) => marker.walk_slice(walk, &**list as &dyn Any, from, |next| Grey::List(id, row, walk, next)),
+                _ => 1,
+            },
+            Grey::Result(key, from) => match self.results.get(&key).and_then(|r| Some((r.walk?, r))) {
+                Some((walk, r)) => marker.walk_slice(walk, &*r.value as &dyn Any, from, |next| Grey::Result(key, next)),
+                None => 1,
+            },
             Grey::Deps(key, entry, from) => {
                 let memo = self.memo.lock();
                 let Some(read) = memo.entries.get(&key).and_then(|es| es.get(entry)) else {
@@ -914,12 +904,7 @@ impl Store {
                 if to < len {
                     marker.marks.grey.push(Grey::Table(id, to));
                 }
-                for row in from..to {
-                    if marker.marks.mark(id, row) {
-                        marker.kept(id, row);
-                        marker.marks.grey.push(Grey::Row(id, row as u32));
-                    }
-                }
+                (from..to).for_each(|row| marker.reach(id, row));
                 (to - from).max(1)
             }
         }
@@ -947,16 +932,7 @@ impl Store {
             }
             let id = (table - 1) as TableId;
             if below == 0 || marks.whole.get(id as usize).copied().unwrap_or(false) {
-                let next = table - 1;
-                let rows = if next == 0 {
-                    0
-                } else {
-                    self.tables.table((next - 1) as TableId).rows.len()
-                };
-                cycle.sweep = Some((next, rows));
-                if next == 0 {
-                    cycle.sweep = Some((0, 0));
-                }
+                cycle.sweep = Some(sweep_from(&self.tables, table - 1));
                 *work -= 1;
                 continue;
             }
@@ -999,6 +975,14 @@ impl Store {
     }
 }
 
+/// Where the sweep starts in table `table` (counted from 1; 0 ends it): below its last row.
+fn sweep_from(tables: &Tables, table: usize) -> (usize, usize) {
+    match table {
+        0 => (0, 0),
+        t => (t, tables.table((t - 1) as TableId).rows.len()),
+    }
+}
+
 /// Marks the rows a memoized read depended on: the committed ones that still hold what it read.
 ///
 /// A row that no longer holds what the read found (written since, or moved by a sweep) cannot be
@@ -1012,9 +996,8 @@ fn mark_deps(deps: &[SlotDep], marker: &mut Marker<'_>) {
             .is_some_and(|(_, slot)| slot.version == d.version);
         if !held {
             marker.marks.unknown = true;
-        } else if marker.marks.mark(d.table, d.row as usize) {
-            marker.kept(d.table, d.row as usize);
-            marker.marks.grey.push(Grey::Row(d.table, d.row));
+        } else {
+            marker.reach(d.table, d.row as usize);
         }
     }
 }
