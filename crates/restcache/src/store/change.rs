@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::snapshot::{
-    EndpointSnapshot, FORMAT, Hydrated, RecordSnapshot, Replay, ResultSnapshot, RowSnapshot, Schemas, Snapshot,
-    TableSnapshot, endpoint, invalid,
+    EndpointSnapshot, FORMAT, Hydrated, RecordOf, RecordSnapshot, Replay, ResultSnapshot, RowSnapshot, Schemas,
+    Snapshot, TableSnapshot, endpoint, invalid,
 };
 use super::{EndpointMeta, Store, StoredResult};
 use crate::error::Error;
@@ -62,13 +62,7 @@ pub(crate) enum ChangeKind {
 }
 
 /// A record as JSON text.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum RecordText {
-    Entity(String),
-    List(String),
-    Invalid,
-}
+pub(crate) type RecordText = RecordOf<String>;
 
 /// A key's meta: wall-clock nanoseconds since the UNIX epoch; `expires_at` `None` is expired.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -112,16 +106,11 @@ impl Change {
 
     /// A row as it is stored now.
     pub(super) fn row(table: &str, pk: &str, slot: &Slot) -> Change {
-        let record = match &slot.record {
-            Record::Entity(row) => RecordText::Entity(text(&Value::Object(row.json()))),
-            Record::List(items) => RecordText::List(text(&items.json())),
-            Record::Invalid => RecordText::Invalid,
-        };
         let m = &slot.meta;
         Change(ChangeKind::Row {
             table: table.to_owned(),
             pk: pk.to_owned(),
-            record,
+            record: RecordSnapshot::of(&slot.record).map(text),
             times: [m.fetched_at, m.written_at, m.expires_at].map(|t| t.wall_nanos()),
         })
     }
@@ -221,14 +210,9 @@ impl Snapshot {
                     times,
                 } => {
                     let [fetched_at, written_at, expires_at] = times;
-                    let record = match record {
-                        RecordText::Entity(text) => RecordSnapshot::Entity(json(&text)),
-                        RecordText::List(text) => RecordSnapshot::List(json(&text)),
-                        RecordText::Invalid => RecordSnapshot::Invalid,
-                    };
                     let row = RowSnapshot {
                         pk: pk.clone(),
-                        record,
+                        record: record.map(|text| json(text)),
                         fetched_at,
                         written_at,
                         expires_at,
@@ -282,15 +266,10 @@ impl Snapshot {
         let mut changes = vec![Change::clear()];
         for t in &self.tables {
             changes.extend(t.rows.iter().map(|row| {
-                let record = match &row.record {
-                    RecordSnapshot::Entity(json) => RecordText::Entity(text(json)),
-                    RecordSnapshot::List(json) => RecordText::List(text(json)),
-                    RecordSnapshot::Invalid => RecordText::Invalid,
-                };
                 Change(ChangeKind::Row {
                     table: t.name.clone(),
                     pk: row.pk.clone(),
-                    record,
+                    record: row.record.map(text),
                     times: [row.fetched_at, row.written_at, row.expires_at],
                 })
             }));

@@ -40,12 +40,13 @@ use crate::error::Error;
 use crate::json::MAX_INPUT_DEPTH;
 use crate::refs::{AnyStored, RefWalk};
 use crate::schema::{CollectionPolicy, Schema};
-use crate::tables::{PkHasher, Record, Tables};
+use crate::tables::{PkHasher, Tables};
 
 use layers::Derived;
 pub use layers::Optimistic;
 pub(crate) use layers::{Layer, LayerSpec};
 use read::Memo;
+use snapshot::{RecordOf, RecordSnapshot};
 
 /// How long a successful response stays fresh unless the endpoint says otherwise (R-EXP-1).
 pub const DEFAULT_DATA_EXPIRY: Duration = Duration::from_secs(60);
@@ -459,10 +460,9 @@ impl Store {
                 .map(|(pk, slot)| {
                     serde_json::json!({
                         "pk": pk.as_str(),
-                        "record": match &slot.record {
-                            Record::Entity(row) => Value::Object(row.json()),
-                            Record::List(items) => items.json(),
-                            Record::Invalid => "INVALID".into(),
+                        "record": match RecordSnapshot::of(&slot.record) {
+                            RecordOf::Entity(json) | RecordOf::List(json) => json,
+                            RecordOf::Invalid => "INVALID".into(),
                         },
                         "version": slot.version,
                         "fetched_at": at(slot.meta.fetched_at.instant()),

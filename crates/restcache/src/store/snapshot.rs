@@ -76,15 +76,41 @@ pub(super) struct RowSnapshot {
     pub expires_at: i64,
 }
 
+/// A record as a snapshot ([`RecordSnapshot`]) or a change ([`RecordText`](super::change::RecordText))
+/// holds it: its JSON, or that JSON's text.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(super) enum RecordSnapshot {
+pub(crate) enum RecordOf<T> {
     /// An entity's fields, as its row writes them.
-    Entity(Value),
+    Entity(T),
     /// A collection's references.
-    List(Value),
+    List(T),
     /// An INVALID mark (R-INV-1).
     Invalid,
+}
+
+pub(super) type RecordSnapshot = RecordOf<Value>;
+
+impl<T> RecordOf<T> {
+    /// The same record with its JSON made into `f`'s.
+    pub fn map<U>(&self, f: impl FnOnce(&T) -> U) -> RecordOf<U> {
+        match self {
+            RecordOf::Entity(t) => RecordOf::Entity(f(t)),
+            RecordOf::List(t) => RecordOf::List(f(t)),
+            RecordOf::Invalid => RecordOf::Invalid,
+        }
+    }
+}
+
+impl RecordSnapshot {
+    /// A stored record's JSON.
+    pub fn of(record: &Record) -> Self {
+        match record {
+            Record::Entity(row) => RecordOf::Entity(Value::Object(row.json())),
+            Record::List(items) => RecordOf::List(items.json()),
+            Record::Invalid => RecordOf::Invalid,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -185,11 +211,7 @@ impl Snapshot {
     fn row(pk: &str, slot: &Slot) -> RowSnapshot {
         RowSnapshot {
             pk: pk.to_owned(),
-            record: match &slot.record {
-                Record::Entity(row) => RecordSnapshot::Entity(Value::Object(row.json())),
-                Record::List(items) => RecordSnapshot::List(items.json()),
-                Record::Invalid => RecordSnapshot::Invalid,
-            },
+            record: RecordSnapshot::of(&slot.record),
             fetched_at: slot.meta.fetched_at.wall_nanos(),
             written_at: slot.meta.written_at.wall_nanos(),
             expires_at: slot.meta.expires_at.wall_nanos(),
