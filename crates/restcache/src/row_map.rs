@@ -5,7 +5,7 @@
 //! The rows are one vector of `(pk, value)`; beside it a hash index holds each row's index as a
 //! `u32`, hashed by the pk with the tables' keyed hasher ([`PkHasher`]). The index keeps no
 //! hash of its own: when it grows, it hashes the pks again, unless the caller keeps the rows'
-//! hashes (a write's batch does: the `_known` methods), which saves hashing each pk of a
+//! hashes (a write's batch does, and passes them as `hashes`), which saves hashing each pk of a
 //! growing batch once per doubling. A row costs its pk, its value and about 5 bytes of index.
 
 use std::fmt;
@@ -56,30 +56,24 @@ impl<V> RowMap<V> {
         self.rows.capacity()
     }
 
-    /// Makes room for `additional` more rows.
-    pub fn reserve(&mut self, additional: usize) {
+    /// Makes room for `additional` more rows; `hashes` as in
+    /// [`get_or_insert_hashed`](Self::get_or_insert_hashed).
+    pub fn reserve(&mut self, additional: usize, hashes: &[u64]) {
         self.rows.reserve(additional);
-        self.index.reserve(additional, rehash(&self.rows));
+        match hashes {
+            [] => self.index.reserve(additional, rehash(&self.rows)),
+            _ => self.index.reserve(additional, |&i| hashes[i as usize]),
+        }
     }
 
-    /// [`reserve`](Self::reserve), where `hashes` holds the hash of every row, in order: the
-    /// index takes them from there, and hashes no pk.
-    pub fn reserve_known(&mut self, additional: usize, hashes: &[u64]) {
-        self.rows.reserve(additional);
-        self.index.reserve(additional, |&i| hashes[i as usize]);
-    }
-
-    /// Gives back the room no row uses.
-    pub fn shrink_to_fit(&mut self) {
+    /// Gives back the room no row uses; `hashes` as in
+    /// [`get_or_insert_hashed`](Self::get_or_insert_hashed).
+    pub fn shrink_to_fit(&mut self, hashes: &[u64]) {
         self.rows.shrink_to_fit();
-        self.index.shrink_to_fit(rehash(&self.rows));
-    }
-
-    /// [`shrink_to_fit`](Self::shrink_to_fit), with the rows' hashes as in
-    /// [`reserve_known`](Self::reserve_known).
-    pub fn shrink_to_fit_known(&mut self, hashes: &[u64]) {
-        self.rows.shrink_to_fit();
-        self.index.shrink_to_fit(|&i| hashes[i as usize]);
+        match hashes {
+            [] => self.index.shrink_to_fit(rehash(&self.rows)),
+            _ => self.index.shrink_to_fit(|&i| hashes[i as usize]),
+        }
     }
 
     /// The index of `pk`'s row, hashed as `hash`.
@@ -115,13 +109,13 @@ impl<V> RowMap<V> {
     }
 
     /// Adds a row at the end, under `pk` (hashed as `hash`), which no row has; returns its index.
-    /// `hash_of` gives a row's hash if the index grows.
-    fn push(&mut self, hash: u64, pk: Pk, value: V, hash_of: Option<&[u64]>) -> usize {
+    /// `hashes` as in [`get_or_insert_hashed`](Self::get_or_insert_hashed).
+    fn push(&mut self, hash: u64, pk: Pk, value: V, hashes: &[u64]) -> usize {
         let i = self.rows.len();
         let at = u32::try_from(i).expect("fewer than 2^32 rows in a table");
-        match hash_of {
-            Some(hashes) => self.index.insert_unique(hash, at, |&i| hashes[i as usize]),
-            None => self.index.insert_unique(hash, at, rehash(&self.rows)),
+        match hashes {
+            [] => self.index.insert_unique(hash, at, rehash(&self.rows)),
+            _ => self.index.insert_unique(hash, at, |&i| hashes[i as usize]),
         };
         self.rows.push((pk, value));
         i
@@ -133,36 +127,30 @@ impl<V> RowMap<V> {
     where
         K: AsRef<str> + Into<Pk>,
     {
-        self.get_or_insert_hashed(PkHasher::pk(pk.as_ref()), pk, make)
+        self.get_or_insert_hashed(PkHasher::pk(pk.as_ref()), pk, &[], make)
     }
 
     /// [`get_or_insert_with`](Self::get_or_insert_with) for a pk whose hash
-    /// ([`PkHasher::pk`]) is known.
-    pub fn get_or_insert_hashed<K>(&mut self, hash: u64, pk: K, make: impl FnOnce() -> V) -> (usize, &mut V, bool)
+    /// ([`PkHasher::pk`]) is known. `hashes` is empty, or holds the hash of every row, in order
+    /// (the caller adds `hash` to it when the row is added): the index then takes them from
+    /// there if it grows, and hashes no pk.
+    pub fn get_or_insert_hashed<K>(
+        &mut self,
+        hash: u64,
+        pk: K,
+        hashes: &[u64],
+        make: impl FnOnce() -> V,
+    ) -> (usize, &mut V, bool)
     where
         K: AsRef<str> + Into<Pk>,
     {
+        debug_assert!(
+            hashes.is_empty() || hashes.len() == self.rows.len(),
+            "a hash for every row"
+        );
         let (i, added) = match self.find(hash, pk.as_ref()) {
             Some(i) => (i, false),
-            None => (self.push(hash, pk.into(), make(), None), true),
-        };
-        (i, &mut self.rows[i].1, added)
-    }
-
-    /// [`get_or_insert_hashed`](Self::get_or_insert_hashed), where `hashes` holds the hash of
-    /// every row, in order (the caller adds `hash` to it when the row is added): the index
-    /// takes them from there if it grows, and hashes no pk.
-    pub fn get_or_insert_known(
-        &mut self,
-        hash: u64,
-        pk: &str,
-        hashes: &[u64],
-        make: impl FnOnce() -> V,
-    ) -> (usize, &mut V, bool) {
-        debug_assert_eq!(hashes.len(), self.rows.len(), "a hash for every row");
-        let (i, added) = match self.find(hash, pk) {
-            Some(i) => (i, false),
-            None => (self.push(hash, pk.into(), make(), Some(hashes)), true),
+            None => (self.push(hash, pk.into(), make(), hashes), true),
         };
         (i, &mut self.rows[i].1, added)
     }
@@ -173,7 +161,7 @@ impl<V> RowMap<V> {
         match self.find(hash, pk.as_ref()) {
             Some(i) => self.rows[i].1 = value,
             None => {
-                self.push(hash, pk.into(), value, None);
+                self.push(hash, pk.into(), value, &[]);
             }
         }
     }
@@ -273,7 +261,7 @@ mod tests {
         rows.insert("new", 1_000);
         let (at, value, added) = rows.get_or_insert_with("7", || 0);
         assert_eq!((at, *value, added), (7, 70, false));
-        rows.shrink_to_fit();
+        rows.shrink_to_fit(&[]);
         assert_eq!(rows.len(), 1_001);
         assert_eq!(rows.capacity(), 1_001);
         for i in (0..1_000u32).filter(|i| *i != 7) {
@@ -296,23 +284,23 @@ mod tests {
         let (mut rows, mut hashes) = (RowMap::default(), Vec::new());
         let all_found = |rows: &mut RowMap<u64>, hashes: &[u64], step: &str| {
             for i in 0..hashes.len() as u64 {
-                let (at, value, added) = rows.get_or_insert_known(given(i), &i.to_string(), hashes, || 0);
+                let (at, value, added) = rows.get_or_insert_hashed(given(i), i.to_string(), hashes, || 0);
                 assert_eq!((at, *value, added), (i as usize, i, false), "{step}: {i}");
             }
         };
         let add = |rows: &mut RowMap<u64>, hashes: &mut Vec<u64>, to: u64| {
             for i in hashes.len() as u64..to {
-                let (at, _, added) = rows.get_or_insert_known(given(i), &i.to_string(), hashes, || i);
+                let (at, _, added) = rows.get_or_insert_hashed(given(i), i.to_string(), hashes, || i);
                 assert_eq!((at, added), (i as usize, true));
                 hashes.push(given(i));
             }
         };
         add(&mut rows, &mut hashes, 1_000);
         all_found(&mut rows, &hashes, "grown row by row");
-        rows.reserve_known(5_000, &hashes);
+        rows.reserve(5_000, &hashes);
         all_found(&mut rows, &hashes, "reserved");
         add(&mut rows, &mut hashes, 2_000);
-        rows.shrink_to_fit_known(&hashes);
+        rows.shrink_to_fit(&hashes);
         all_found(&mut rows, &hashes, "shrunk");
     }
 

@@ -88,11 +88,7 @@ impl PendingTable {
             meta: RowMeta::default(),
             version: 0,
         };
-        let (index, slot, new) = if self.hashes.is_empty() {
-            self.rows.get_or_insert_hashed(hash, pk, make)
-        } else {
-            self.rows.get_or_insert_known(hash, pk, &self.hashes, make)
-        };
+        let (index, slot, new) = self.rows.get_or_insert_hashed(hash, pk, &self.hashes, make);
         if new && !self.hashes.is_empty() {
             self.hashes.push(hash);
         }
@@ -160,10 +156,8 @@ impl Pending {
     pub(crate) fn reserve_last(&mut self, n: usize) {
         if let Some(t) = self.tables.get_mut(self.last) {
             t.keep_hashes(n);
-            if t.hashes.is_empty() {
-                t.rows.reserve(n);
-            } else {
-                t.rows.reserve_known(n, &t.hashes);
+            t.rows.reserve(n, &t.hashes);
+            if !t.hashes.is_empty() {
                 t.hashes.reserve(n);
             }
         }

@@ -411,7 +411,7 @@ impl<'s> Replay<'s> {
     }
 
     pub fn reserve(&mut self, table: &'static str, rows: usize) {
-        self.tables.get_or_create(table).1.rows.reserve(rows);
+        self.tables.get_or_create(table).1.rows.reserve(rows, &[]);
     }
 
     /// Sets row `pk` of `table`; a row already read is an error, or with `replace` is replaced

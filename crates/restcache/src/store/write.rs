@@ -616,11 +616,7 @@ pub(super) fn apply_pending(
             // Its spare room goes (its hash index shrinks only if the list reserved more than
             // it wrote: repeats, nulls).
             t.rows = rows;
-            if hashes.is_empty() {
-                t.rows.shrink_to_fit();
-            } else {
-                t.rows.shrink_to_fit_known(&hashes);
-            }
+            t.rows.shrink_to_fit(&hashes);
             for slot in t.rows.values_mut() {
                 slot.meta = RowMeta::of(meta);
                 slot.version = Store::bump(next);
@@ -633,7 +629,7 @@ pub(super) fn apply_pending(
             let edit = edit_at(&edits, index);
             let hash = hashes.get(index).copied().unwrap_or_else(|| PkHasher::pk(&pk));
             // A new row is added as an INVALID mark with the write's meta, then takes its record.
-            let (row, stored, added) = t.rows.get_or_insert_hashed(hash, pk, || Slot {
+            let (row, stored, added) = t.rows.get_or_insert_hashed(hash, pk, &[], || Slot {
                 record: Record::Invalid,
                 meta: RowMeta::of(meta),
                 version: 0,
