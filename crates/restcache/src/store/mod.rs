@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use crate::rt::Instant;
 use indexmap::IndexMap;
-use indexmap::map::raw_entry_v1::RawEntryApiV1;
+use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
 use parking_lot::Mutex;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -295,6 +295,14 @@ pub(crate) fn key_hash(key: &str) -> u64 {
 /// `map[key]`, `hash` being [`key_hash`]`(key)`.
 pub(crate) fn get_hashed<'m, V>(map: &'m KeyMap<V>, hash: u64, key: &str) -> Option<&'m V> {
     map.raw_entry_v1().from_hash(hash, |k| k == key).map(|(_, v)| v)
+}
+
+/// [`get_hashed`], to change.
+pub(crate) fn get_hashed_mut<'m, V>(map: &'m mut KeyMap<V>, hash: u64, key: &str) -> Option<&'m mut V> {
+    match map.raw_entry_mut_v1().from_key_hashed_nocheck(hash, key) {
+        RawEntryMut::Occupied(o) => Some(o.into_mut()),
+        RawEntryMut::Vacant(_) => None,
+    }
 }
 
 /// Converts call args to an object (docs/behaviour.md): `()` and `null` are `{}`.

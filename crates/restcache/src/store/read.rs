@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
 use parking_lot::MutexGuard;
 
-use super::{Cached, ExpiryStatus, KeyMap, Store, StoredResult, args_value, get_hashed, key_hash};
+use super::{Cached, ExpiryStatus, KeyMap, Store, StoredResult, args_value, get_hashed, get_hashed_mut, key_hash};
 use crate::error::Error;
 use crate::schema::denormalize::{DenormalizeCtx, Deps, Unresolved};
 use crate::schema::{Registry, Schema};
@@ -26,6 +26,15 @@ pub(super) enum Found {
     Invalid,
     /// No result and nothing inferable.
     Nothing,
+}
+
+impl Found {
+    fn data<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        match self {
+            Found::Data(any) => Arc::clone(any).downcast::<T>().ok(),
+            Found::Invalid | Found::Nothing => None,
+        }
+    }
 }
 
 pub(super) struct MemoEntry {
@@ -56,15 +65,6 @@ impl MemoEntry {
                     (Some(Value::Object(a)), _) => a.is_empty(),
                     _ => false,
                 })
-    }
-
-    /// The read this entry stands for.
-    fn answer<T: Send + Sync + 'static>(&self) -> Answer<T> {
-        let data = match &self.found {
-            Found::Data(any) => Arc::clone(any).downcast::<T>().ok(),
-            Found::Invalid | Found::Nothing => None,
-        };
-        (data, self.view.clone())
     }
 }
 
@@ -206,14 +206,11 @@ impl Store {
         // Nothing has changed since this read was last answered: the same answer, without
         // looking up the key's result and meta again (nor checking the schema, which an entry
         // of it has passed).
-        let entries = match memo.entries.raw_entry_mut_v1().from_key_hashed_nocheck(hash, key) {
-            RawEntryMut::Occupied(o) => Some(o.into_mut()),
-            RawEntryMut::Vacant(_) => None,
-        };
+        let entries = get_hashed_mut(&mut memo.entries, hash, key);
         match entries.and_then(|es| es.iter_mut().find(|e| e.schema == schema)) {
             Some(e) if e.answers(self.epoch, self.version, args) => {
                 e.last_read = clock;
-                Ok(e.answer())
+                Ok((e.found.data(), e.view.clone()))
             }
             _ => Err(memo),
         }
@@ -240,11 +237,7 @@ impl Store {
             _ => Some(Value::Object(Map::new())),
         };
         let clock = memo.clock;
-        let entries = match memo.entries.raw_entry_mut_v1().from_key_hashed_nocheck(hash, key) {
-            RawEntryMut::Occupied(o) => Some(o.into_mut()),
-            RawEntryMut::Vacant(_) => None,
-        };
-        let cached = entries
+        let cached = get_hashed_mut(&mut memo.entries, hash, key)
             .and_then(|es| es.iter_mut().find(|e| e.schema == schema))
             .filter(|e| {
                 e.epoch == self.epoch
@@ -306,9 +299,9 @@ impl Store {
     }
 
     fn found<S: Schema>(&self, found: &Found, deps: &Deps, query_mode: bool) -> Read<S::Output> {
-        let touched_expiry = if query_mode {
-            // The rows the read looked up, and every row of the tables it enumerated (`All`
-            // reads each of them, INVALID ones included, as a reference to one counts).
+        // The rows the read looked up, and every row of the tables it enumerated (`All` reads
+        // each of them, INVALID ones included, as a reference to one counts).
+        let touched_expiry = || {
             let tables = self.read_tables();
             let looked_up = deps
                 .slots
@@ -320,30 +313,15 @@ impl Store {
                 .iter()
                 .flat_map(|(name, _)| tables.rows(name))
                 .map(|(_, _, _, slot)| slot);
-            looked_up
-                .chain(enumerated)
-                .map(|slot| slot.meta.expires_at)
-                .min()
-                .map(Stamp::instant)
-        } else {
-            None
+            let expiries = looked_up.chain(enumerated).map(|slot| slot.meta.expires_at);
+            expiries.min().map(Stamp::instant)
         };
-        match found {
-            Found::Data(any) => Read {
-                data: Arc::clone(any).downcast::<S::Output>().ok(),
-                invalid: false,
-                touched_expiry,
-            },
-            Found::Invalid => Read {
-                data: None,
-                invalid: true,
-                touched_expiry,
-            },
-            Found::Nothing => Read {
-                data: None,
-                invalid: false,
-                touched_expiry: None,
-            },
+        Read {
+            data: found.data(),
+            invalid: matches!(found, Found::Invalid),
+            touched_expiry: (query_mode && !matches!(found, Found::Nothing))
+                .then(touched_expiry)
+                .flatten(),
         }
     }
 }
