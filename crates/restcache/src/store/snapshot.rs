@@ -224,6 +224,7 @@ pub(super) fn invalid(reason: impl Into<String>) -> Error {
 }
 
 /// A store's state read from a snapshot, not yet installed.
+#[derive(Default)]
 pub(crate) struct Hydrated {
     tables: Tables,
     results: KeyMap<StoredResult>,
@@ -316,7 +317,7 @@ impl Store {
             if !names.insert(name) {
                 return Err(invalid(format!("the table {name:?} appears twice")));
             }
-            replay.reserve(name, rows.len());
+            replay.state.tables.get_or_create(name).1.rows.reserve(rows.len(), &[]);
             for row in rows {
                 let RowSnapshot {
                     pk,
@@ -384,9 +385,7 @@ impl Store {
 /// any store: [`finish`](Self::finish) gives it to [`Store::install`].
 pub(super) struct Replay<'s> {
     registry: &'s Registry,
-    tables: Tables,
-    results: KeyMap<StoredResult>,
-    meta: KeyMap<EndpointMeta>,
+    state: Hydrated,
     /// The meta of the row read last: consecutive rows of one write share it, as they did.
     last: Option<Arc<EntityMeta>>,
 }
@@ -396,9 +395,7 @@ impl<'s> Replay<'s> {
         schemas.registry.check()?;
         Ok(Replay {
             registry: &schemas.registry,
-            tables: Tables::default(),
-            results: KeyMap::default(),
-            meta: KeyMap::default(),
+            state: Hydrated::default(),
             last: None,
         })
     }
@@ -408,10 +405,6 @@ impl<'s> Replay<'s> {
         self.registry
             .table(name)
             .ok_or_else(|| invalid(format!("no schema given holds the table {name:?}")))
-    }
-
-    pub fn reserve(&mut self, table: &'static str, rows: usize) {
-        self.tables.get_or_create(table).1.rows.reserve(rows, &[]);
     }
 
     /// Sets row `pk` of `table`; a row already read is an error, or with `replace` is replaced
@@ -443,7 +436,7 @@ impl<'s> Replay<'s> {
             version: 0,
         };
         self.last = Some(meta);
-        let rows = &mut self.tables.get_or_create(table).1.rows;
+        let rows = &mut self.state.tables.get_or_create(table).1.rows;
         let mut new = Some(slot);
         let (_, stored, added) = rows.get_or_insert_with(pk.as_str(), || new.take().expect("made once"));
         match new {
@@ -458,6 +451,7 @@ impl<'s> Replay<'s> {
     pub fn result(&mut self, key: String, value: Value, replace: bool) -> Result<(), Error> {
         let value: Arc<dyn crate::refs::AnyStored> = Arc::new(value);
         let twice = self
+            .state
             .results
             .insert(
                 key.clone(),
@@ -485,42 +479,36 @@ impl<'s> Replay<'s> {
             error: None,
             invalidated: e.invalidated,
         };
-        if self.meta.insert(e.key.clone(), m).is_some() && !replace {
+        if self.state.meta.insert(e.key.clone(), m).is_some() && !replace {
             return Err(invalid(format!("the key {:?} has two metas", e.key)));
         }
         Ok(())
     }
 
-    /// Removes the result and meta of `key`.
     /// Removes row `pk` of table `table`, if there is one; the last row takes its place.
     pub fn forget(&mut self, table: &str, pk: &str) {
-        if let Some(id) = self.tables.id(table) {
-            let rows = &mut self.tables.table_mut(id).rows;
+        if let Some(id) = self.state.tables.id(table) {
+            let rows = &mut self.state.tables.table_mut(id).rows;
             if let Some((i, _)) = rows.get_full(pk) {
                 rows.swap_remove(i);
             }
         }
     }
 
+    /// Removes the result and meta of `key`.
     pub fn remove_key(&mut self, key: &str) {
-        self.results.shift_remove(key);
-        self.meta.shift_remove(key);
+        self.state.results.shift_remove(key);
+        self.state.meta.shift_remove(key);
     }
 
     /// Removes everything read so far.
     pub fn clear(&mut self) {
-        self.tables = Tables::default();
-        self.results.clear();
-        self.meta.clear();
+        self.state = Hydrated::default();
         self.last = None;
     }
 
     pub fn finish(self) -> Hydrated {
-        Hydrated {
-            tables: self.tables,
-            results: self.results,
-            meta: self.meta,
-        }
+        self.state
     }
 }
 
