@@ -445,9 +445,7 @@ impl Tables {
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (&'static str, &mut Table)> {
         self.tables.iter_mut().map(|(name, t)| (*name, t))
     }
-}
 
-impl Tables {
     /// The table `id`, if it exists here.
     pub fn get_table(&self, id: TableId) -> Option<&Table> {
         self.tables.get(id as usize).map(|(_, t)| t)

@@ -330,9 +330,7 @@ impl Store {
         self.install(hydrated);
         Ok(dropped)
     }
-}
 
-impl Store {
     /// The state `changes` replay into, and how many were left out; what comes before the
     /// last clear is not read. With `lenient`, a change that does not read back is left out
     /// instead of failing the whole.

@@ -109,11 +109,6 @@ impl Store {
         changes.extend(keys.map(|key| Change::key(key, self.results.get(key), self.meta.get(key))));
         changes
     }
-
-    /// Records into the journal, if changes are tracked.
-    pub(super) fn journal(&mut self) -> Option<&mut Journal> {
-        self.journal.as_mut()
-    }
 }
 
 #[cfg(test)]

@@ -126,6 +126,7 @@ fn write_layer_with<S: Schema>(beneath: Layered<'_>, spec: &LayerSpec) -> Option
 }
 
 /// The read state while layers are pending.
+#[derive(Default)]
 pub(crate) struct Derived {
     /// The rows the layers wrote, each a committed row changed or a new one.
     pub over: Tables,
@@ -136,10 +137,7 @@ impl Store {
     /// Adds a layer on top (its fetch just started).
     pub(crate) fn add_layer(&mut self, layer: Layer) {
         let now = Instant::now();
-        let mut derived = self.derived.take().unwrap_or_else(|| Derived {
-            over: Tables::default(),
-            results: KeyMap::default(),
-        });
+        let mut derived = self.derived.take().unwrap_or_default();
         write_layer(&self.tables, &mut self.next_version, &layer, &mut derived, None, now);
         self.derived = Some(derived);
         self.layers.push(layer);
@@ -187,11 +185,11 @@ impl Store {
     /// The result reads see under `key`: a layer's, else the committed one.
     #[cfg(any(test, feature = "bench-hooks"))]
     pub(crate) fn read_result(&self, key: &str) -> Option<&StoredResult> {
-        self.read_result_hashed(key, super::key_hash(key))
+        self.read_result_hashed(key, crate::pk::PkHasher::pk(key))
     }
 
     /// The result reads see under `key` (a layer's, else the committed one), `hash` being
-    /// [`key_hash`](super::key_hash)`(key)`.
+    /// [`PkHasher::pk`](crate::pk::PkHasher::pk)`(key)`.
     pub(crate) fn read_result_hashed(&self, key: &str, hash: u64) -> Option<&StoredResult> {
         self.derived
             .as_ref()
@@ -208,10 +206,7 @@ impl Store {
             return;
         }
         let now = Instant::now();
-        let mut derived = Derived {
-            over: Tables::default(),
-            results: KeyMap::default(),
-        };
+        let mut derived = Derived::default();
         for layer in &self.layers {
             let next = &mut self.next_version;
             write_layer(&self.tables, next, layer, &mut derived, previous.as_ref(), now);

@@ -284,15 +284,10 @@ impl fmt::Debug for Store {
 }
 
 /// A map keyed by request key, hashed with the tables' keyed hasher ([`PkHasher`]) so that a
-/// read hashes its key once for its result, its meta and its memo entry ([`key_hash`]).
+/// read hashes its key once ([`PkHasher::pk`]) for its result, its meta and its memo entry.
 pub(crate) type KeyMap<V> = IndexMap<String, V, PkHasher>;
 
-/// The hash of a request key in every [`KeyMap`].
-pub(crate) fn key_hash(key: &str) -> u64 {
-    PkHasher::pk(key)
-}
-
-/// `map[key]`, `hash` being [`key_hash`]`(key)`.
+/// `map[key]`, `hash` being [`PkHasher::pk`]`(key)`.
 pub(crate) fn get_hashed<'m, V>(map: &'m KeyMap<V>, hash: u64, key: &str) -> Option<&'m V> {
     map.raw_entry_v1().from_hash(hash, |k| k == key).map(|(_, v)| v)
 }
@@ -354,9 +349,7 @@ impl Store {
     pub(crate) fn check_schema<S: Schema>(&self) -> Result<(), Error> {
         self.memo.lock().check_schema::<S>()
     }
-}
 
-impl Store {
     /// The meta of `key`, if any.
     pub fn meta(&self, key: &str) -> Option<&EndpointMeta> {
         self.meta.get(key)
@@ -374,24 +367,17 @@ impl Store {
         if let (Some(gc), Some(r)) = (self.gc.as_mut(), removed) {
             gc.key_removed(r.bytes);
         }
-        if let Some(journal) = self.journal() {
+        if let Some(journal) = self.journal.as_mut() {
             journal.key(key);
         }
-        let origin = self.origin;
-        let meta = match self.meta.get(key) {
-            Some(m) => EndpointMeta {
-                expires_at: None,
-                error: None,
-                invalidated: true,
-                ..m.clone()
-            },
-            None => EndpointMeta {
-                fetched_at: origin,
-                written_at: origin,
-                expires_at: None,
-                error: None,
-                invalidated: true,
-            },
+        let at = |m: &EndpointMeta| (m.fetched_at, m.written_at);
+        let (fetched_at, written_at) = self.meta.get(key).map_or((self.origin, self.origin), at);
+        let meta = EndpointMeta {
+            fetched_at,
+            written_at,
+            expires_at: None,
+            error: None,
+            invalidated: true,
         };
         self.set_meta(key, meta);
         self.version += 1;
@@ -434,7 +420,7 @@ impl Store {
         self.layers.clear();
         self.derived = None;
         self.memo.lock().entries.clear();
-        if let Some(journal) = self.journal() {
+        if let Some(journal) = self.journal.as_mut() {
             journal.clear();
         }
         if let Some(gc) = self.gc.as_mut() {

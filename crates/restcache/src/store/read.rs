@@ -13,8 +13,9 @@ use serde_json::{Map, Value};
 use indexmap::map::raw_entry_v1::{RawEntryApiV1, RawEntryMut};
 use parking_lot::MutexGuard;
 
-use super::{Cached, ExpiryStatus, KeyMap, Store, StoredResult, args_value, get_hashed, get_hashed_mut, key_hash};
+use super::{Cached, ExpiryStatus, KeyMap, Store, StoredResult, args_value, get_hashed, get_hashed_mut};
 use crate::error::Error;
+use crate::pk::PkHasher;
 use crate::schema::denormalize::{DenormalizeCtx, Deps, Unresolved};
 use crate::schema::{Registry, Schema};
 use crate::tables::Stamp;
@@ -155,7 +156,7 @@ impl Store {
         invalid_if_stale: bool,
     ) -> Result<Cached<S::Output>, Error> {
         let args = args_value(args)?;
-        let hash = key_hash(key);
+        let hash = PkHasher::pk(key);
         let (data, view) = match self.answered::<S::Output>(TypeId::of::<S>(), key, hash, &args) {
             Ok(answer) => answer,
             Err(memo) => self.read::<S>(memo, key, hash, args)?,

@@ -151,6 +151,17 @@ impl Snapshot {
     pub fn from_json(text: &str) -> Result<Snapshot, Error> {
         serde_json::from_str(text).map_err(|e| invalid(format!("not a snapshot: {e}")))
     }
+
+    /// A row as a snapshot holds it.
+    fn row(pk: &str, slot: &Slot) -> RowSnapshot {
+        RowSnapshot {
+            pk: pk.to_owned(),
+            record: RecordSnapshot::of(&slot.record),
+            fetched_at: slot.meta.fetched_at.wall_nanos(),
+            written_at: slot.meta.written_at.wall_nanos(),
+            expires_at: slot.meta.expires_at.wall_nanos(),
+        }
+    }
 }
 
 /// The schemas a snapshot is read back with ([`Store::hydrate`]): every table the snapshot
@@ -204,19 +215,6 @@ pub(super) fn endpoint(key: &str, m: &EndpointMeta) -> Option<EndpointSnapshot> 
         expires_at: m.expires_at.map(at),
         invalidated: m.invalidated,
     })
-}
-
-impl Snapshot {
-    /// A row as a snapshot holds it.
-    fn row(pk: &str, slot: &Slot) -> RowSnapshot {
-        RowSnapshot {
-            pk: pk.to_owned(),
-            record: RecordSnapshot::of(&slot.record),
-            fetched_at: slot.meta.fetched_at.wall_nanos(),
-            written_at: slot.meta.written_at.wall_nanos(),
-            expires_at: slot.meta.expires_at.wall_nanos(),
-        }
-    }
 }
 
 pub(super) fn invalid(reason: impl Into<String>) -> Error {

@@ -470,7 +470,7 @@ impl Store {
                 invalidated: false,
             },
         );
-        if let Some(journal) = self.journal() {
+        if let Some(journal) = self.journal.as_mut() {
             journal.key(key);
         }
         self.version += 1;
@@ -513,7 +513,7 @@ impl Store {
         );
         let newer = self.meta.get(key).is_some_and(|m| m.fetched_at > fetched_at);
         if !newer {
-            if let Some(journal) = self.journal() {
+            if let Some(journal) = self.journal.as_mut() {
                 journal.key(key);
             }
             // Measured only when the store collects, and only a result that changed.
