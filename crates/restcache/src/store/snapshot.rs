@@ -11,10 +11,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::write::too_deep;
+use super::write::shallow;
 use super::{EndpointMeta, KeyMap, Store, StoredResult};
 use crate::error::Error;
-use crate::json::{MAX_INPUT_DEPTH, dispose};
+use crate::json::MAX_INPUT_DEPTH;
 use crate::schema::{Decoder, Registry, Schema};
 use crate::tables::{EntityMeta, Record, RowMeta, Slot, Stamp, TableId, Tables};
 
@@ -330,12 +330,11 @@ impl Store {
             }
         }
         for ResultSnapshot { key, value } in results {
-            if let Some(at) = too_deep(&value, 0) {
-                dispose(value);
-                return Err(invalid(format!(
+            let value = shallow(value).map_err(|at| {
+                invalid(format!(
                     "the result of {key:?} nests deeper than {MAX_INPUT_DEPTH} levels at {at:?}"
-                )));
-            }
+                ))
+            })?;
             replay.result(key, value, false)?;
         }
         for e in endpoints {
@@ -512,14 +511,7 @@ impl<'s> Replay<'s> {
 
 /// A record from its snapshot, by its table's decoder; the error says why it does not read back.
 fn read_record(record: RecordSnapshot, decoder: Decoder) -> Result<Record, String> {
-    // A value too deep to walk is dropped without recursion.
-    let check = |json: Value| match too_deep(&json, 0) {
-        Some(at) => {
-            dispose(json);
-            Err(format!("nests deeper than {MAX_INPUT_DEPTH} levels at {at:?}"))
-        }
-        None => Ok(json),
-    };
+    let check = |json| shallow(json).map_err(|at| format!("nests deeper than {MAX_INPUT_DEPTH} levels at {at:?}"));
     match (record, decoder) {
         (RecordSnapshot::Invalid, _) => Ok(Record::Invalid),
         (RecordSnapshot::Entity(json), Decoder::Row { json: decode, .. }) => {

@@ -223,13 +223,7 @@ impl ResponseValue for Value {
     /// The value itself, refused (and dropped without recursion) when it nests deeper than
     /// normalization accepts: what serde leaves of a refused value is dropped recursively.
     fn into_value(self) -> Result<Value, Error> {
-        match too_deep(&self, 0) {
-            Some(position) => {
-                dispose(self);
-                Err(nested_too_deep(position))
-            }
-            None => Ok(self),
-        }
+        shallow(self).map_err(nested_too_deep)
     }
 }
 
@@ -269,6 +263,18 @@ pub(super) fn too_deep(value: &Value, depth: usize) -> Option<String> {
             .iter()
             .find_map(|(k, v)| too_deep(v, depth + 1).map(|rest| at(k.replace('~', "~0").replace('/', "~1"), rest))),
         _ => None,
+    }
+}
+
+/// `value`, or the JSON Pointer where it nests [`MAX_INPUT_DEPTH`] levels deep; such a value is
+/// dropped without recursion.
+pub(super) fn shallow(value: Value) -> Result<Value, String> {
+    match too_deep(&value, 0) {
+        Some(at) => {
+            dispose(value);
+            Err(at)
+        }
+        None => Ok(value),
     }
 }
 
