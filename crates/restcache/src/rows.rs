@@ -210,14 +210,11 @@ impl RowData for JsonRow {
 }
 
 /// A row of any entity type, as a table holds it.
-pub(crate) trait Row: Any + Debug + Send + Sync {
+pub(crate) trait Row: RowData + Any + Debug + Send + Sync {
     /// [`EntityRow::merge`] of a row of the same type (a row of another type replaces it).
     fn merge_row(&mut self, newer: Box<dyn Row>, older: bool) -> MergeOutcome;
     fn eq_row(&self, other: &dyn Row) -> bool;
     fn clone_row(&self) -> Box<dyn Row>;
-    fn json(&self) -> Map<String, Value>;
-    /// [`RowData::refs`].
-    fn row_refs(&self, sink: &mut RefSink<'_>);
     /// The bytes the row holds: its own size and [`RowData::heap_bytes`].
     fn bytes(&self) -> usize;
 }
@@ -249,14 +246,6 @@ impl<R: EntityRow> Row for R {
 
     fn clone_row(&self) -> Box<dyn Row> {
         Box::new(self.clone())
-    }
-
-    fn json(&self) -> Map<String, Value> {
-        self.to_json()
-    }
-
-    fn row_refs(&self, sink: &mut RefSink<'_>) {
-        self.refs(sink);
     }
 
     fn bytes(&self) -> usize {

@@ -460,7 +460,7 @@ impl Join {
         let body = body.map_or(&empty, as_map);
         // A move compares the entity's fields before and after the write (R-COL-8).
         let fields = |slot: Option<&Slot>| match slot.map(|s| &s.record) {
-            Some(Record::Entity(row)) => Some(row.json()),
+            Some(Record::Entity(row)) => Some(row.to_json()),
             _ => None,
         };
         // Whether the stored entity is newer than the write: then it keeps its fields (R-NORM-7),

@@ -352,7 +352,7 @@ pub fn read_all<U: Union>(ctx: &mut DenormalizeCtx<'_>, out: &mut Vec<U>) -> boo
                 continue;
             };
             if shared {
-                let record = row.json();
+                let record = row.to_json();
                 let selected = match U::ATTRIBUTE {
                     Some(attr) => select_by_value(record.get(attr), U::TAGS),
                     None => U::select(&Value::Object(record), None, None),

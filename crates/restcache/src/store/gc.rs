@@ -864,7 +864,7 @@ impl Store {
                     ..
                 }) = slot(id, row as usize)
                 {
-                    r.row_refs(&mut RefSink::new(&mut marker));
+                    r.refs(&mut RefSink::new(&mut marker));
                 }
                 1
             }

@@ -106,7 +106,7 @@ impl RecordSnapshot {
     /// A stored record's JSON.
     pub fn of(record: &Record) -> Self {
         match record {
-            Record::Entity(row) => RecordOf::Entity(Value::Object(row.json())),
+            Record::Entity(row) => RecordOf::Entity(Value::Object(row.to_json())),
             Record::List(items) => RecordOf::List(items.json()),
             Record::Invalid => RecordOf::Invalid,
         }
