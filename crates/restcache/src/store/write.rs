@@ -278,13 +278,15 @@ pub(super) fn shallow(value: Value) -> Result<Value, String> {
     }
 }
 
-/// Refuses a request body nested deeper than [`MAX_INPUT_DEPTH`] levels before anything copies
-/// or walks it (an empty PUT or PATCH response stands for `args ⊕ body`, R-ERR-2).
-fn check_body(opts: &WriteOptions<'_>) -> Result<(), Error> {
-    match opts.body {
-        Some(body) if too_deep(body, 0).is_some() => Err(Refused::TooDeep.of_body()),
-        _ => Ok(()),
+/// The args of a write of `key` as an object, and the key's URL. A request body nested deeper
+/// than [`MAX_INPUT_DEPTH`] levels is refused before anything copies or walks it (an empty PUT
+/// or PATCH response stands for `args ⊕ body`, R-ERR-2).
+fn start_write<'k>(key: &'k str, args: &impl Serialize, opts: &WriteOptions<'_>) -> Result<(Value, &'k str), Error> {
+    let args = Value::Object(args_map(args)?);
+    if opts.body.is_some_and(|body| too_deep(body, 0).is_some()) {
+        return Err(Refused::TooDeep.of_body());
     }
+    Ok((args, key.split_once(' ').map_or(key, |(_, url)| url)))
 }
 
 mod sealed {
@@ -319,9 +321,7 @@ impl Store {
         value: impl ResponseValue,
         opts: WriteOptions<'_>,
     ) -> Result<(), Error> {
-        let args = Value::Object(args_map(args)?);
-        check_body(&opts)?;
-        let url = key.split_once(' ').map_or(key, |(_, url)| url);
+        let (args, url) = start_write(key, args, &opts)?;
         let value = value.into_value().map_err(|e| e.with_url(url))?;
         self.write_only::<S>(key, &args, opts, |method| {
             normalize_value::<S>(method, value, &args, opts.body, None)
@@ -367,9 +367,7 @@ impl Store {
         bytes: &[u8],
         opts: WriteOptions<'_>,
     ) -> Result<(), Error> {
-        let args = Value::Object(args_map(args)?);
-        check_body(&opts)?;
-        let url = key.split_once(' ').map_or(key, |(_, url)| url);
+        let (args, url) = start_write(key, args, &opts)?;
         self.write_only::<S>(key, &args, opts, |method| {
             let syntax = |e| syntax_error(e, None);
             normalize_bytes::<S>(method, bytes, &args, opts.body, &syntax)
