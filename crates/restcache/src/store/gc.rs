@@ -687,11 +687,7 @@ impl Store {
             .checked_sub(gc.policy.max_age)
             .map_or(Stamp::MIN, Stamp::of);
         let last_used = |key: &str, meta: Option<&EndpointMeta>| {
-            let read = memo
-                .entries
-                .get(key)
-                .and_then(|es| es.iter().map(|e| e.last_read).max());
-            let read = read.map(|r| if r >= since { now } else { r });
+            let read = memo.last_read(key).map(|r| if r >= since { now } else { r });
             let written = meta.map(|m| Stamp::of(m.written_at));
             read.max(written).unwrap_or(Stamp::MIN)
         };
@@ -795,12 +791,7 @@ impl Store {
     /// The bytes of `key` and when it was last read or written.
     fn key_use(&mut self, key: &str) -> (usize, Stamp) {
         let bytes = self.results.get(key).map_or(0, |r| r.bytes) + self.meta.get(key).map_or(0, |m| meta_bytes(key, m));
-        let read = self
-            .memo
-            .get_mut()
-            .entries
-            .get(key)
-            .and_then(|es| es.iter().map(|e| e.last_read).max());
+        let read = self.memo.get_mut().last_read(key);
         let written = self.meta.get(key).map(|m| Stamp::of(m.written_at));
         (bytes, read.max(written).unwrap_or(Stamp::MIN))
     }

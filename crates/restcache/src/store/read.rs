@@ -106,6 +106,11 @@ impl Memo {
         self.checked.insert(TypeId::of::<S>());
         Ok(())
     }
+
+    /// When a read last found one of `key`'s entries, if it has any.
+    pub(super) fn last_read(&self, key: &str) -> Option<Stamp> {
+        self.entries.get(key)?.iter().map(|e| e.last_read).max()
+    }
 }
 
 /// Hashes a [`TypeId`], which is already a hash chosen by the compiler (not by a server):
