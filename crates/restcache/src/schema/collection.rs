@@ -11,7 +11,9 @@ use std::ops::{Deref, DerefMut};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use super::normalize::{CollectionMode, Normalizing, Pending, Seg, invalid, list, refuse_other_kinds, with};
+use super::normalize::{
+    CollectionMode, Normalizing, Pending, Seg, invalid, list, refuse_other_kinds, with, wrong_kind,
+};
 use super::registry::Decoder;
 use super::{EntityField, EntityRef, EntitySchema, RefSink, Registry, Schema};
 use crate::json::as_map;
@@ -365,7 +367,7 @@ impl<'de, T: EntitySchema> Visitor<'de> for Created<T> {
         f.write_str("one entity object")
     }
 
-    refuse_other_kinds!("one entity object");
+    refuse_other_kinds!(self, |found| wrong_kind("one entity object", found));
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T::Stored, A::Error> {
         T::normalize(de::value::MapAccessDeserializer::new(map))

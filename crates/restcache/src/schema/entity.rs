@@ -100,7 +100,10 @@ pub trait Entity: Default + Clone + Send + Sync + 'static {
 pub(crate) fn normalize_entity<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
     let fallback = enter_entity().map_err(fail)?;
     let outer = enter_object();
-    let mut row = match E::Row::deserialize(ObjectInput::entity(de, E::KEY)) {
+    let mut row = match E::Row::deserialize(ObjectInput {
+        de,
+        entity: Some(E::KEY),
+    }) {
         Ok(row) => row,
         Err(e) => {
             leave_object(outer);

@@ -511,32 +511,23 @@ fn normalize_deferred<S: Schema>(value: Value) -> Result<Box<dyn Any + Send>, Er
     normalize_value::<S>(value).map(|stored| Box::new(stored) as Box<dyn Any + Send>)
 }
 
-/// The `visit_*` methods of a visitor that accepts one JSON kind (`expected`): every other kind
-/// is an [`Error::InvalidResponse`] at the current position (R-NORM-1, R-NORM-4), not serde's
-/// type error.
+/// The `visit_*` methods of a visitor that accepts one JSON kind: every other kind is the error
+/// `$refuse` gives for the kind `$found` names (`self` is passed in as `$self`, for hygiene),
+/// mostly [`wrong_kind`]: an [`Error::InvalidResponse`] at the current position (R-NORM-1,
+/// R-NORM-4), not serde's type error.
 macro_rules! refuse_other_kinds {
-    ($expected:expr) => {
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-            Err($crate::schema::normalize::wrong_kind($expected, "a boolean"))
-        }
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-            Err($crate::schema::normalize::wrong_kind($expected, "a number"))
-        }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-            Err($crate::schema::normalize::wrong_kind($expected, "a number"))
-        }
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-            Err($crate::schema::normalize::wrong_kind($expected, "a number"))
-        }
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-            Err($crate::schema::normalize::wrong_kind($expected, "a string"))
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Err($crate::schema::normalize::wrong_kind($expected, "null"))
-        }
-        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-            Err($crate::schema::normalize::wrong_kind($expected, "null"))
-        }
+    ($self:ident, |$found:ident| $refuse:expr) => {
+        $crate::schema::normalize::refuse_other_kinds!(@ $self, $found, $refuse, visit_bool(bool) "a boolean",
+            visit_i64(i64) "a number", visit_u64(u64) "a number", visit_f64(f64) "a number",
+            visit_str(&str) "a string", visit_unit() "null", visit_none() "null");
+    };
+    (@ $self:ident, $found:ident, $refuse:expr, $($visit:ident($($ty:ty)?) $kind:literal),*) => {
+        $(
+            fn $visit<E: de::Error>($self $(, _: $ty)?) -> Result<Self::Value, E> {
+                let $found = $kind;
+                Err($refuse)
+            }
+        )*
     };
 }
 pub(crate) use refuse_other_kinds;
@@ -572,7 +563,7 @@ impl<'de, S: Schema> Visitor<'de> for ListVisitor<S> {
         f.write_str("an array")
     }
 
-    refuse_other_kinds!("an array");
+    refuse_other_kinds!(self, |found| wrong_kind("an array", found));
 
     fn visit_map<A: de::MapAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
         Err(wrong_kind("an array", "an object"))

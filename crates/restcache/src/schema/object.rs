@@ -6,6 +6,7 @@
 use crate::rows::RowData;
 use crate::schema::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
 use crate::schema::normalize::{enter_object, fail, finish_object, leave_object, with};
+use crate::schema::object_input::ObjectInput;
 use serde::Deserializer;
 use serde::de::DeserializeOwned;
 
@@ -19,7 +20,7 @@ pub fn normalize_object<'de, R: RowData + DeserializeOwned, D: Deserializer<'de>
     })
     .map_err(fail)?;
     let outer = enter_object();
-    let row = R::deserialize(crate::schema::object_input::ObjectInput::object(de));
+    let row = R::deserialize(ObjectInput { de, entity: None });
     let finished = row.map(|mut row| (finish_object(&mut row), row));
     leave_object(outer);
     let (finished, row) = finished?;

@@ -11,28 +11,13 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
-use crate::schema::normalize::{invalid, note_failure_at};
+use crate::schema::normalize::{invalid, note_failure_at, refuse_other_kinds};
 
 /// `de`, giving the row's visitor only an object.
 pub(crate) struct ObjectInput<D> {
-    de: D,
+    pub de: D,
     /// The entity whose row this is; `None` for an object schema's.
-    entity: Option<&'static str>,
-}
-
-impl<D> ObjectInput<D> {
-    /// The input of entity `entity`'s row.
-    pub(crate) fn entity(de: D, entity: &'static str) -> Self {
-        ObjectInput {
-            de,
-            entity: Some(entity),
-        }
-    }
-
-    /// The input of an object schema's row.
-    pub(crate) fn object(de: D) -> Self {
-        ObjectInput { de, entity: None }
-    }
+    pub entity: Option<&'static str>,
 }
 
 /// The row's visitor, given an object and refusing every other kind.
@@ -71,33 +56,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for OnlyObjects<V> {
         Err(self.refuse("an array"))
     }
 
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<V::Value, E> {
-        Err(self.refuse("a boolean"))
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<V::Value, E> {
-        Err(self.refuse("a number"))
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<V::Value, E> {
-        Err(self.refuse("a number"))
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<V::Value, E> {
-        Err(self.refuse("a number"))
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<V::Value, E> {
-        Err(self.refuse("a string"))
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
-        Err(self.refuse("null"))
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
-        Err(self.refuse("null"))
-    }
+    refuse_other_kinds!(self, |found| self.refuse(found));
 }
 
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for ObjectInput<D> {
@@ -108,25 +67,10 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for ObjectInput<D> {
         self.de.deserialize_any(OnlyObjects { visitor, entity })
     }
 
-    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        let entity = self.entity;
-        self.de.deserialize_any(OnlyObjects { visitor, entity })
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let entity = self.entity;
-        self.de.deserialize_any(OnlyObjects { visitor, entity })
-    }
-
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf option unit unit_struct newtype_struct seq tuple
-        tuple_struct enum identifier ignored_any
+        tuple_struct map struct enum identifier ignored_any
     }
 }
 

@@ -115,7 +115,7 @@ impl<'de, S: Schema> Visitor<'de> for ValuesVisitor<S> {
         f.write_str("an object for Values")
     }
 
-    refuse_other_kinds!("an object for Values");
+    refuse_other_kinds!(self, |found| wrong_kind("an object for Values", found));
 
     fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<Self::Value, A::Error> {
         Err(wrong_kind("an object for Values", "an array"))
