@@ -233,3 +233,27 @@ fn r_col_9_a_union_joins_a_map_under_its_pk() {
         .unwrap();
     assert_eq!(map.keys().collect::<Vec<_>>(), ["7"]);
 }
+
+/// A map collection's schema reads back its maps, not lists of its item (R-SNAP-3): given only
+/// `Collection<Values<U>>`, a snapshot holding a `Collection<Vec<U>>` list is refused whole.
+#[test]
+fn r_snap_3_a_map_collection_does_not_hold_its_items_lists() {
+    use crate::fixtures::FeedItem;
+    let mut store = Store::new();
+    store
+        .set_response::<Collection<Vec<FeedItem>>>(
+            "GET /feed",
+            &(),
+            &json!([{"id": 7, "type": "link", "url": "u", "title": "t"}]),
+        )
+        .unwrap();
+    let mut hydrated = Store::new();
+    let err = hydrated
+        .hydrate(store.snapshot(), &Schemas::new().with::<Collection<Values<FeedItem>>>())
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidSnapshot { reason } if reason.contains("no schema given holds the table")),
+        "{err:?}"
+    );
+    assert_eq!(hydrated.snapshot(), Store::new().snapshot(), "nothing was written");
+}

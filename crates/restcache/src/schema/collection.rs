@@ -1,7 +1,7 @@
 //! Collections: lists stored once per (entity type, args) and updated by push, unshift and
 //! pages (R-COL, R-PAGE).
 
-use std::any::{Any, TypeId};
+use std::any::Any;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -11,9 +11,7 @@ use std::ops::{Deref, DerefMut};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use super::normalize::{
-    CollectionMode, Normalizing, Pending, Seg, invalid, list, refuse_other_kinds, with, wrong_kind,
-};
+use super::normalize::{CollectionMode, Pending, Seg, invalid, list, refuse_other_kinds, with, wrong_kind};
 use super::registry::Decoder;
 use super::{EntityField, EntityRef, EntitySchema, RefSink, Registry, Schema};
 use crate::json::as_map;
@@ -144,10 +142,18 @@ impl<V: PartialEq, P> PartialEq for Collection<V, P> {
 pub struct CollectionInfo {
     /// The collection table (`[K]`).
     pub table: &'static str,
-    /// The item schema's type.
-    pub item: TypeId,
     /// The collection type's [`CollectionPolicy::non_filter_argument_keys`].
     pub non_filter_argument_keys: fn(&str) -> bool,
+}
+
+impl CollectionInfo {
+    /// The collection in `table` whose policy is `P`.
+    pub(super) fn of<P: CollectionPolicy + Default>(table: &'static str) -> Option<Self> {
+        Some(CollectionInfo {
+            table,
+            non_filter_argument_keys: |k| P::default().non_filter_argument_keys(k),
+        })
+    }
 }
 
 /// A list schema: one that holds a [`Collection`], so its members offer `push`, `unshift` and
@@ -221,13 +227,18 @@ fn fits(filter: &Map<String, Value>, layers: &[&Map<String, Value>], non_filter:
     })
 }
 
+/// The list of type `L` a collection's `slot` holds; `None` for a list of another type.
+pub(super) fn list_record<L: 'static>(slot: &Slot) -> Result<Option<&L>, Unresolved> {
+    match &slot.record {
+        // A union of one variant and that variant's entity share a collection table (`[K]`): a
+        // list the other wrote holds none of this schema's references (R-READ-2 drops them).
+        Record::List(list) => Ok((&**list as &dyn Any).downcast_ref()),
+        _ => Err(Unresolved),
+    }
+}
+
 fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
-    let Record::List(list) = &slot.record else {
-        return Err(Unresolved);
-    };
-    // A union of one variant and that variant's entity share a collection table (`[K]`): a list
-    // the other wrote holds none of this schema's references (R-READ-2 drops them).
-    let Some(members) = (&**list as &dyn Any).downcast_ref::<Members<T::Stored>>() else {
+    let Some(members) = list_record::<Members<T::Stored>>(slot)? else {
         return Ok(Vec::new());
     };
     let refs = members.refs();
@@ -238,15 +249,33 @@ fn read_items<'s, T: EntitySchema>(slot: &'s Slot, ctx: &mut DenormalizeCtx<'s>)
     Ok(out)
 }
 
-/// The pk of the collection being normalized (R-COL-2, R-COL-6), and whether it is nested in
-/// an entity: keyed by the policy's nest key of the entity holding it, if any, else by the args.
-pub(super) fn list_pk<P: CollectionPolicy + Default>(n: &Normalizing) -> (String, bool) {
-    let nested = n.entity_depth > 0;
-    let key = match &n.parent {
-        Some(Value::Object(parent)) if nested => P::default().nest_key(parent).map(Cow::Owned),
-        _ => None,
-    };
-    (collection_pk(&key.unwrap_or(Cow::Borrowed(n.args()))), nested)
+/// Writes the list `make` gives (told whether it is a page) as the collection being normalized
+/// in `table`, and returns its pk: keyed by the policy's nest key of the entity holding it, if
+/// any, else by the args (R-COL-2, R-COL-6). At the top of a `get_page` response the list is a
+/// page, which `page_edit` adds to the stored one (R-PAGE-3).
+pub(super) fn write_list<P: CollectionPolicy + Default>(
+    table: &'static str,
+    page_edit: ListEdit,
+    make: impl FnOnce(bool) -> Box<dyn List>,
+) -> EntityRef {
+    with(|n| {
+        let nested = n.entity_depth > 0;
+        let key = match &n.parent {
+            Some(Value::Object(parent)) if nested => P::default().nest_key(parent).map(Cow::Owned),
+            _ => None,
+        };
+        let pk = collection_pk(&key.unwrap_or(Cow::Borrowed(n.args())));
+        let page = !nested && n.mode == CollectionMode::Append;
+        let list = make(page);
+        if page {
+            // A page's fetch resolves to the page, not to the list it joins (R-FETCH-5).
+            n.pending.pages.push((table, pk.clone(), list.clone()));
+            n.pending.edit_list(table, &pk, list, page_edit);
+        } else {
+            n.pending.list(table, &pk, list);
+        }
+        EntityRef::from(pk)
+    })
 }
 
 impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T>, P> {
@@ -258,22 +287,14 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
 
     fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
         let refs = list::<T, D>(de)?;
-        let pk = with(|n| {
-            let (pk, nested) = list_pk::<P>(n);
-            let table = T::collection_key();
-            if !nested && n.mode == CollectionMode::Append {
-                // The page's references, each once: the commit appends those the stored list
-                // lacks (R-PAGE-3).
-                let members: Box<dyn List> = Box::new(Members::unique(refs));
-                // A page's fetch resolves to the page, not to the list it joins (R-FETCH-5).
-                n.pending.pages.push((table, pk.clone(), members.clone()));
-                n.pending.edit_list(table, &pk, members, ListEdit::Append);
+        // A page's references each once: the commit appends those the stored list lacks.
+        Ok(write_list::<P>(T::collection_key(), ListEdit::Append, |page| {
+            if page {
+                Box::new(Members::unique(refs))
             } else {
-                n.pending.collection(table, &pk, refs);
+                Box::new(Members::new(refs))
             }
-            pk
-        });
-        Ok(EntityRef::from(pk))
+        }))
     }
 
     fn denormalize<'s>(stored: &'s EntityRef, ctx: &mut DenormalizeCtx<'s>) -> Result<Vec<T>, Unresolved> {
@@ -292,11 +313,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
     }
 
     fn collection() -> Option<CollectionInfo> {
-        Some(CollectionInfo {
-            table: T::collection_key(),
-            item: TypeId::of::<T>(),
-            non_filter_argument_keys: |k| P::default().non_filter_argument_keys(k),
-        })
+        CollectionInfo::of::<P>(T::collection_key())
     }
 
     fn register(registry: &mut Registry) {

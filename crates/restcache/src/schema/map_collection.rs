@@ -1,7 +1,6 @@
 //! Collections of maps, `Collection<Values<T>>` (R-COL-9): lists keyed like any collection whose
 //! record is a map of references, and `assign`, which sets entries of the stored ones.
 
-use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, HashMap};
 use std::marker::PhantomData;
 use std::sync::{LazyLock, Mutex};
@@ -9,9 +8,9 @@ use std::sync::{LazyLock, Mutex};
 use serde::de::Deserializer;
 use serde_json::Value;
 
-use super::collection::{Join, JoinKind, list_pk};
+use super::collection::{Join, JoinKind, list_record, write_list};
 use super::denormalize::{DenormalizeCtx, Unresolved};
-use super::normalize::{CollectionMode, with};
+use super::normalize::with;
 use super::registry::Decoder;
 use super::{
     Collection, CollectionInfo, CollectionPolicy, EntityField, EntityRef, EntitySchema, ListSchema, RefSink, Registry,
@@ -19,11 +18,11 @@ use super::{
 };
 use crate::json::as_map;
 use crate::schema::collection_pk;
-use crate::tables::{Entries, List, ListEdit, Record, Slot};
+use crate::tables::{Entries, List, ListEdit, Slot};
 
 /// The table of `T`'s map collections: `{K}` beside the `[K]` of its lists. Made once per
 /// entity key and kept for the process, as the entity keys themselves are.
-fn map_table<T: EntitySchema>() -> &'static str {
+pub(super) fn map_table<T: EntitySchema>() -> &'static str {
     static TABLES: LazyLock<Mutex<HashMap<&'static str, &'static str>>> = LazyLock::new(Default::default);
     let lists = T::collection_key();
     let mut tables = TABLES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -40,10 +39,7 @@ fn read_entries<'s, T: EntitySchema>(
     slot: &'s Slot,
     ctx: &mut DenormalizeCtx<'s>,
 ) -> Result<BTreeMap<String, T>, Unresolved> {
-    let Record::List(list) = &slot.record else {
-        return Err(Unresolved);
-    };
-    let Some(entries) = (&**list as &dyn Any).downcast_ref::<Entries<T::Stored>>() else {
+    let Some(entries) = list_record::<Entries<T::Stored>>(slot)? else {
         return Ok(BTreeMap::new());
     };
     Ok(entries
@@ -53,7 +49,8 @@ fn read_entries<'s, T: EntitySchema>(
         .collect())
 }
 
-/// Registers how the map collections of `T` read back from a snapshot.
+/// Registers how the map collections of `T` read back from a snapshot (its lists are
+/// `Collection<Vec<T>>`'s to register).
 pub(super) fn register_table<T: EntitySchema>(registry: &mut Registry) {
     registry.decoder(map_table::<T>(), Decoder::List(decode_entries::<T>));
 }
@@ -96,18 +93,9 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Value
 
     fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
         let map = <Values<T> as Schema>::normalize(de)?;
-        let pk = with(|n| {
-            let (pk, nested) = list_pk::<P>(n);
-            let entries: Box<dyn List> = Box::new(Entries::new(map));
-            if !nested && n.mode == CollectionMode::Append {
-                n.pending.pages.push((map_table::<T>(), pk.clone(), entries.clone()));
-                n.pending.edit_list(map_table::<T>(), &pk, entries, ListEdit::Assign);
-            } else {
-                n.pending.list(map_table::<T>(), &pk, entries);
-            }
-            pk
-        });
-        Ok(EntityRef::from(pk))
+        Ok(write_list::<P>(map_table::<T>(), ListEdit::Assign, |_| {
+            Box::new(Entries::new(map))
+        }))
     }
 
     fn denormalize<'s>(stored: &'s EntityRef, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
@@ -126,11 +114,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Value
     }
 
     fn collection() -> Option<CollectionInfo> {
-        Some(CollectionInfo {
-            table: map_table::<T>(),
-            item: TypeId::of::<T>(),
-            non_filter_argument_keys: |k| P::default().non_filter_argument_keys(k),
-        })
+        CollectionInfo::of::<P>(map_table::<T>())
     }
 
     fn register(registry: &mut Registry) {

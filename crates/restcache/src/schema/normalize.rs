@@ -27,7 +27,7 @@ use crate::pk::PkHasher;
 use crate::row_map::RowMap;
 use crate::rows::{MergeOutcome, Row, RowData};
 use crate::schema::{Join, Schema, SchemaKind};
-use crate::tables::{List, ListEdit, Member, Members, Record, RowMeta, Slot};
+use crate::tables::{List, ListEdit, Record, RowMeta, Slot};
 
 /// One step of a JSON Pointer.
 #[derive(Clone, Debug)]
@@ -203,12 +203,7 @@ impl Pending {
         self.if_stored.push((table, pk));
     }
 
-    /// A collection's new list, replacing the stored one (get_list, R-COL-3).
-    pub(crate) fn collection<R: Member>(&mut self, table: &'static str, pk: &str, items: Vec<R>) {
-        self.list(table, pk, Box::new(Members::new(items)));
-    }
-
-    /// A collection's new record of any kind (a map's, say), replacing the stored one.
+    /// A collection's new record (a list, a map), replacing the stored one (get_list, R-COL-3).
     pub(crate) fn list(&mut self, table: &'static str, pk: &str, list: Box<dyn List>) {
         self.set(table, pk, Record::List(list), None);
     }
