@@ -494,16 +494,11 @@ pub(crate) fn take_error() -> Option<Error> {
     with(|n| n.error.take())
 }
 
-/// Normalizes a `Value` with `S`: the path of a value the normalization holds already (a
-/// deferred field, a union object selected by a function).
-pub(crate) fn normalize_value<S: Schema>(value: Value) -> Result<S::Stored, Error> {
-    S::normalize(value)
-        .map_err(|e: serde_json::Error| take_error().unwrap_or_else(|| with(|n| n.invalid(None, e.to_string()))))
-}
-
-/// [`normalize_value`] with the normalized form boxed, for a deferred field.
+/// Normalizes a deferred field's `value` with `S`, its normalized form boxed.
 fn normalize_deferred<S: Schema>(value: Value) -> Result<Box<dyn Any + Send>, Error> {
-    normalize_value::<S>(value).map(|stored| Box::new(stored) as Box<dyn Any + Send>)
+    S::normalize(value)
+        .map(|stored| Box::new(stored) as Box<dyn Any + Send>)
+        .map_err(|e: serde_json::Error| take_error().unwrap_or_else(|| with(|n| n.invalid(None, e.to_string()))))
 }
 
 /// The `visit_*` methods of a visitor that accepts one JSON kind: every other kind is the error
@@ -544,6 +539,21 @@ pub(crate) fn kept<T>(mut list: Vec<T>) -> Vec<T> {
     list
 }
 
+/// Runs `f` over the elements of a list (or the values of a `Values` map) at the current
+/// position: one level deeper (checked), each element in a list, none taking a pk from outside.
+#[inline]
+pub(crate) fn as_list<T, E: de::Error>(f: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+    let was = with(|n| {
+        n.check_depth()?;
+        n.pk_fallback = None;
+        Ok(std::mem::replace(&mut n.in_list, true))
+    })
+    .map_err(fail)?;
+    let result = f();
+    with(|n| n.in_list = was);
+    result
+}
+
 /// `Vec<S>`: each element normalized with `S`, `null` inputs and skipped results dropped.
 pub(crate) fn list<'de, S: Schema, D: Deserializer<'de>>(de: D) -> Result<Vec<S::Stored>, D::Error> {
     de.deserialize_any(ListVisitor::<S>(std::marker::PhantomData))
@@ -565,43 +575,34 @@ impl<'de, S: Schema> Visitor<'de> for ListVisitor<S> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let was = with(|n| {
-            n.check_depth()?;
-            n.pk_fallback = None;
-            Ok(std::mem::replace(&mut n.in_list, true))
-        })
-        .map_err(fail)?;
-        // A length the parser announces is a claim about input not yet read: room is made for
-        // at most RESERVED_ITEMS up front, and a longer list grows as it is read.
-        let announced = seq.size_hint().map(|n| n.min(RESERVED_ITEMS));
-        let mut out = Vec::with_capacity(announced.unwrap_or(0));
-        // Each element of an entity list writes a row: once the first has, its table grows
-        // once for the rest, not by doubling.
-        let mut reserve = announced.filter(|_| matches!(S::KIND, SchemaKind::Entity));
-        let mut i = 0;
-        let result = loop {
-            with(|n| n.path.push(Seg::Index(i)));
-            let item = seq.next_element_seed(OptionSeed::<S>(std::marker::PhantomData));
-            if item.is_err() {
-                note_failure();
-            }
-            with(|n| n.path.pop());
-            match item {
-                Ok(Some(None)) => {}
-                Ok(Some(Some(v))) if S::skipped(&v) => {}
-                Ok(Some(Some(v))) => {
+        as_list(|| {
+            // A length the parser announces is a claim about input not yet read: room is made
+            // for at most RESERVED_ITEMS up front, and a longer list grows as it is read.
+            let announced = seq.size_hint().map(|n| n.min(RESERVED_ITEMS));
+            let mut out = Vec::with_capacity(announced.unwrap_or(0));
+            // Each element of an entity list writes a row: once the first has, its table grows
+            // once for the rest, not by doubling.
+            let mut reserve = announced.filter(|_| matches!(S::KIND, SchemaKind::Entity));
+            let mut i = 0;
+            loop {
+                with(|n| n.path.push(Seg::Index(i)));
+                let item = seq.next_element_seed(OptionSeed::<S>(std::marker::PhantomData));
+                if item.is_err() {
+                    note_failure();
+                }
+                with(|n| n.path.pop());
+                let Some(item) = item? else {
+                    return Ok(kept(out));
+                };
+                if let Some(v) = item.filter(|v| !S::skipped(v)) {
                     out.push(v);
                     if let Some(len) = reserve.take() {
                         with(|n| n.pending.reserve_last(len.saturating_sub(i + 1)));
                     }
                 }
-                Ok(None) => break Ok(kept(out)),
-                Err(e) => break Err(e),
+                i += 1;
             }
-            i += 1;
-        };
-        with(|n| n.in_list = was);
-        result
+        })
     }
 }
 
@@ -654,24 +655,34 @@ pub fn nested<'de, S: Schema, D: Deserializer<'de>>(de: D, name: &'static str) -
         });
         return Ok(None);
     }
+    in_field(name, None, || {
+        let r = S::normalize(de);
+        if r.is_err() {
+            note_failure();
+        }
+        r.map(Some)
+    })
+}
+
+/// Runs `f` at the field `name` of the current object, with `parent` as the object holding it
+/// ([`Schema::PARENT`]): not in a list, and taking no pk from outside.
+#[inline]
+fn in_field<R>(name: &'static str, parent: Option<Value>, f: impl FnOnce() -> R) -> R {
     let saved = with(|n| {
         n.path.push(Seg::Key(Cow::Borrowed(name)));
         (
-            n.parent.take(),
+            std::mem::replace(&mut n.parent, parent),
             n.parent_key.replace(name),
             std::mem::replace(&mut n.in_list, false),
             n.pk_fallback.take(),
         )
     });
-    let r = S::normalize(de);
-    if r.is_err() {
-        note_failure();
-    }
+    let r = f();
     with(|n| {
         n.path.pop();
         (n.parent, n.parent_key, n.in_list, n.pk_fallback) = saved;
     });
-    r.map(Some)
+    r
 }
 
 /// Normalizes the nested fields of a just-completed object's `row` (the current object)
@@ -697,20 +708,7 @@ pub(crate) fn finish_object(row: &mut dyn RowData) -> Result<(), Error> {
     }
     let parent = Value::Object(object);
     for d in waiting {
-        let saved = with(|n| {
-            n.path.push(Seg::Key(Cow::Borrowed(d.name)));
-            (
-                n.parent.replace(parent.clone()),
-                n.parent_key.replace(d.name),
-                std::mem::replace(&mut n.in_list, false),
-                n.pk_fallback.take(),
-            )
-        });
-        let r = (d.normalize)(d.value);
-        with(|n| {
-            n.path.pop();
-            (n.parent, n.parent_key, n.in_list, n.pk_fallback) = saved;
-        });
+        let r = in_field(d.name, Some(parent.clone()), || (d.normalize)(d.value));
         row.set_nested(d.name, r?);
     }
     Ok(())

@@ -9,7 +9,7 @@ use super::{EntityField, RefSink, Registry, Schema};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
-use crate::schema::normalize::{OptionSeed, Seg, fail, refuse_other_kinds, with, wrong_kind};
+use crate::schema::normalize::{OptionSeed, Seg, as_list, refuse_other_kinds, with, wrong_kind};
 
 /// A JSON object whose values each follow `S`; an entity value without a pk takes its map key.
 ///
@@ -122,37 +122,23 @@ impl<'de, S: Schema> Visitor<'de> for ValuesVisitor<S> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let was = with(|n| {
-            n.check_depth()?;
-            Ok(std::mem::replace(&mut n.in_list, true))
-        })
-        .map_err(fail)?;
-        let mut out = BTreeMap::new();
-        let result = loop {
-            let key = match map.next_key::<String>() {
-                Ok(Some(key)) => key,
-                Ok(None) => break Ok(()),
-                Err(e) => break Err(e),
-            };
-            with(|n| {
-                n.pk_fallback = Some(key.clone());
-                n.path.push(Seg::Key(key.clone().into()));
-            });
-            let r = map.next_value_seed(OptionSeed::<S>(PhantomData));
-            with(|n| {
-                n.pk_fallback = None;
-                n.path.pop();
-            });
-            match r {
-                Ok(None) => {}
-                Ok(Some(v)) if S::skipped(&v) => {}
-                Ok(Some(v)) => {
+        as_list(|| {
+            let mut out = BTreeMap::new();
+            while let Some(key) = map.next_key::<String>()? {
+                with(|n| {
+                    n.pk_fallback = Some(key.clone());
+                    n.path.push(Seg::Key(key.clone().into()));
+                });
+                let r = map.next_value_seed(OptionSeed::<S>(PhantomData));
+                with(|n| {
+                    n.pk_fallback = None;
+                    n.path.pop();
+                });
+                if let Some(v) = r?.filter(|v| !S::skipped(v)) {
                     out.insert(key, v);
                 }
-                Err(e) => break Err(e),
             }
-        };
-        with(|n| n.in_list = was);
-        result.map(|()| out)
+            Ok(out)
+        })
     }
 }
