@@ -59,7 +59,7 @@ impl PkHasher {
 pub fn string_form(v: &Value) -> Option<Cow<'_, str>> {
     match v {
         Value::String(s) => Some(Cow::Borrowed(s)),
-        Value::Number(n) => Some(Cow::Owned(number_string(n))),
+        Value::Number(n) => Some(Cow::Owned(number_text(n))),
         Value::Bool(b) => Some(Cow::Borrowed(if *b { "true" } else { "false" })),
         _ => None,
     }
@@ -78,19 +78,14 @@ pub fn string_form(v: &Value) -> Option<Cow<'_, str>> {
 pub fn pk_string(v: Option<&Value>) -> Option<String> {
     match v? {
         Value::String(s) if !s.is_empty() => Some(s.clone()),
-        Value::Number(n) => Some(number_string(n)),
+        Value::Number(n) => Some(number_text(n)),
         _ => None,
     }
 }
 
-/// `n.to_string()`, with integers written by `itoa` instead of the formatting machinery.
-/// Negative zero and non-integers take the general path, so the text is always serde_json's.
-pub(crate) fn number_string(n: &serde_json::Number) -> String {
-    number_text(n)
-}
-
-/// [`number_string`] as any text type: an inline one (a [`Pk`]) takes a short number without
-/// allocating.
+/// `n.to_string()` as any text type (an inline one, a [`Pk`], takes a short number without
+/// allocating), with integers written by `itoa` instead of the formatting machinery. Negative
+/// zero and non-integers take the general path, so the text is always serde_json's.
 fn number_text<O: PkOut>(n: &serde_json::Number) -> O {
     if let Some(u) = n.as_u64() {
         O::from(itoa::Buffer::new().format(u))
@@ -153,6 +148,20 @@ fn number<O: PkOut>(n: impl Into<serde_json::Number>) -> Text<O> {
     Ok(Some(number_text(&n.into())))
 }
 
+/// The methods of integers, each written as its number's text.
+macro_rules! numbers {
+    ($($method:ident($ty:ty);)*) => {
+        $(fn $method(self, v: $ty) -> Text<O> { number(v) })*
+    };
+}
+
+/// The methods of bytes and of compound values, which are no pk.
+macro_rules! not_scalar {
+    ($($method:ident($($arg:ty),*) -> $ok:ident;)*) => {
+        $(fn $method(self, $(_: $arg),*) -> Result<Self::$ok, NotScalar> { Err(NotScalar) })*
+    };
+}
+
 impl<O: PkOut> Serializer for PkText<O> {
     type Ok = Option<O>;
     type Error = NotScalar;
@@ -167,29 +176,15 @@ impl<O: PkOut> Serializer for PkText<O> {
     fn serialize_bool(self, _: bool) -> Text<O> {
         Ok(None)
     }
-    fn serialize_i8(self, v: i8) -> Text<O> {
-        number(v)
-    }
-    fn serialize_i16(self, v: i16) -> Text<O> {
-        number(v)
-    }
-    fn serialize_i32(self, v: i32) -> Text<O> {
-        number(v)
-    }
-    fn serialize_i64(self, v: i64) -> Text<O> {
-        number(v)
-    }
-    fn serialize_u8(self, v: u8) -> Text<O> {
-        number(v)
-    }
-    fn serialize_u16(self, v: u16) -> Text<O> {
-        number(v)
-    }
-    fn serialize_u32(self, v: u32) -> Text<O> {
-        number(v)
-    }
-    fn serialize_u64(self, v: u64) -> Text<O> {
-        number(v)
+    numbers! {
+        serialize_i8(i8);
+        serialize_i16(i16);
+        serialize_i32(i32);
+        serialize_i64(i64);
+        serialize_u8(u8);
+        serialize_u16(u16);
+        serialize_u32(u32);
+        serialize_u64(u64);
     }
     fn serialize_f32(self, v: f32) -> Text<O> {
         self.serialize_f64(f64::from(v))
@@ -202,9 +197,6 @@ impl<O: PkOut> Serializer for PkText<O> {
     }
     fn serialize_str(self, v: &str) -> Text<O> {
         Ok((!v.is_empty()).then(|| O::from(v)))
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Text<O> {
-        Err(NotScalar)
     }
     fn serialize_none(self) -> Text<O> {
         Ok(None)
@@ -233,38 +225,15 @@ impl<O: PkOut> Serializer for PkText<O> {
     ) -> Text<O> {
         Err(NotScalar)
     }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, NotScalar> {
-        Err(NotScalar)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, NotScalar> {
-        Err(NotScalar)
+    not_scalar! {
+        serialize_bytes(&[u8]) -> Ok;
+        serialize_seq(Option<usize>) -> SerializeSeq;
+        serialize_tuple(usize) -> SerializeTuple;
+        serialize_tuple_struct(&'static str, usize) -> SerializeTupleStruct;
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> SerializeTupleVariant;
+        serialize_map(Option<usize>) -> SerializeMap;
+        serialize_struct(&'static str, usize) -> SerializeStruct;
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> SerializeStructVariant;
     }
 }
 
@@ -272,7 +241,7 @@ impl<O: PkOut> Serializer for PkText<O> {
 mod tests {
     use serde_json::Value;
 
-    use super::{Pk, number_string, pk_of, pk_string, pk_text};
+    use super::{Pk, number_text, pk_of, pk_string, pk_text};
 
     /// A number's string form is exactly what serde_json writes for it.
     #[test]
@@ -297,7 +266,7 @@ mod tests {
             let Value::Number(n) = &v else {
                 panic!("{text} is a number")
             };
-            assert_eq!(number_string(n), n.to_string(), "{text}");
+            assert_eq!(number_text::<String>(n), n.to_string(), "{text}");
             assert_eq!(pk_string(Some(&v)).as_deref(), Some(n.to_string().as_str()), "{text}");
         }
     }
