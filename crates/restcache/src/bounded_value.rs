@@ -246,6 +246,17 @@ macro_rules! forward_scalars {
     };
 }
 
+/// Opens a sequence, map, struct, tuple or variant in the inner serializer, one level deeper.
+macro_rules! open_levels {
+    ($($method:ident($($arg:ident: $ty:ty),*) -> $compound:ident;)*) => {
+        $(
+            fn $method(self, $($arg: $ty),*) -> Result<Self::$compound, S::Error> {
+                self.open(|inner| inner.$method($($arg),*))
+            }
+        )*
+    };
+}
+
 impl<'a, S: Serializer> Serializer for Bounded<'a, S> {
     type Ok = S::Ok;
     type Error = S::Error;
@@ -300,44 +311,16 @@ impl<'a, S: Serializer> Serializer for Bounded<'a, S> {
         })
     }
 
-    fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
-        self.open(|inner| inner.serialize_seq(len))
-    }
-
-    fn serialize_tuple(self, len: usize) -> Result<Self::SerializeTuple, S::Error> {
-        self.open(|inner| inner.serialize_tuple(len))
-    }
-
-    fn serialize_tuple_struct(self, name: &'static str, len: usize) -> Result<Self::SerializeTupleStruct, S::Error> {
-        self.open(|inner| inner.serialize_tuple_struct(name, len))
-    }
-
-    fn serialize_tuple_variant(
-        self,
-        name: &'static str,
-        index: u32,
-        variant: &'static str,
-        len: usize,
-    ) -> Result<Self::SerializeTupleVariant, S::Error> {
-        self.open(|inner| inner.serialize_tuple_variant(name, index, variant, len))
-    }
-
-    fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
-        self.open(|inner| inner.serialize_map(len))
-    }
-
-    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Self::SerializeStruct, S::Error> {
-        self.open(|inner| inner.serialize_struct(name, len))
-    }
-
-    fn serialize_struct_variant(
-        self,
-        name: &'static str,
-        index: u32,
-        variant: &'static str,
-        len: usize,
-    ) -> Result<Self::SerializeStructVariant, S::Error> {
-        self.open(|inner| inner.serialize_struct_variant(name, index, variant, len))
+    open_levels! {
+        serialize_seq(len: Option<usize>) -> SerializeSeq;
+        serialize_tuple(len: usize) -> SerializeTuple;
+        serialize_tuple_struct(name: &'static str, len: usize) -> SerializeTupleStruct;
+        serialize_tuple_variant(name: &'static str, index: u32, variant: &'static str, len: usize)
+            -> SerializeTupleVariant;
+        serialize_map(len: Option<usize>) -> SerializeMap;
+        serialize_struct(name: &'static str, len: usize) -> SerializeStruct;
+        serialize_struct_variant(name: &'static str, index: u32, variant: &'static str, len: usize)
+            -> SerializeStructVariant;
     }
 
     fn is_human_readable(&self) -> bool {
