@@ -26,13 +26,19 @@ pub(crate) enum Refused {
 }
 
 impl Refused {
+    /// Why `subject` was refused.
+    fn reason(self, subject: &str) -> String {
+        match self {
+            Refused::TooDeep => format!("{subject} nests deeper than the limit of {MAX_INPUT_DEPTH} levels"),
+            Refused::Unserializable(e) => format!("{subject} does not serialize: {e}"),
+        }
+    }
+
     /// The error of a request body refused.
     pub(crate) fn of_body(self) -> Error {
-        let reason = match self {
-            Refused::TooDeep => format!("the body nests deeper than the limit of {MAX_INPUT_DEPTH} levels"),
-            Refused::Unserializable(e) => format!("the body does not serialize: {e}"),
-        };
-        Error::InvalidArgs { reason }
+        Error::InvalidArgs {
+            reason: self.reason("the body"),
+        }
     }
 }
 
@@ -94,13 +100,7 @@ impl Params {
                 map.insert(key.to_owned(), value);
                 Params(Ok(map))
             }
-            Err(refused) => {
-                let reason = match refused {
-                    Refused::TooDeep => format!("`{key}` nests deeper than the limit of {MAX_INPUT_DEPTH} levels"),
-                    Refused::Unserializable(e) => format!("`{key}` does not serialize: {e}"),
-                };
-                Params(Err(reason))
-            }
+            Err(refused) => Params(Err(refused.reason(&format!("`{key}`")))),
         }
     }
 
