@@ -162,24 +162,9 @@ pub mod __private {
         crate::heap_size::heap_bytes(value)
     }
 
-    /// Normalizes an entity (a union variant) from `de`; returns its reference.
-    pub fn normalize_entity<'de, E: Entity, D: serde::Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
-        crate::schema::entity_normalize::<E, D>(de)
-    }
-
     /// Reads an entity by pk (a union variant).
     pub fn read_entity<E: Entity>(pk: &str, ctx: &mut DenormalizeCtx<'_>) -> Result<E, Unresolved> {
         ctx.read_entity(pk)
-    }
-
-    /// The string form of `value[attr]` among `tags`.
-    pub fn select_by_attribute(value: &Value, attr: &str, tags: &[&str]) -> Option<usize> {
-        crate::schema::select_by_attribute(value, attr, tags)
-    }
-
-    /// A tag from an attribute function among `tags`.
-    pub fn select_by_tag(tag: Option<impl AsRef<str>>, tags: &[&str]) -> Option<usize> {
-        crate::schema::select_by_tag(tag, tags)
     }
 
     /// The pk of a row as JSON (`#[entity(pk = path)]`: the function reads an object).

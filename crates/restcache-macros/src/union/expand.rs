@@ -52,7 +52,7 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
                 _: ::core::option::Option<&::restcache::__private::Value>,
                 _: ::core::option::Option<&str>,
             ) -> ::core::option::Option<usize> {
-                ::restcache::__private::select_by_attribute(
+                ::restcache::__private::union::select_by_attribute(
                     #value,
                     #attribute,
                     <Self as ::restcache::__private::Union>::TAGS,
@@ -67,7 +67,7 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
                     #parent: ::core::option::Option<&::restcache::__private::Value>,
                     #key: ::core::option::Option<&str>,
                 ) -> ::core::option::Option<usize> {
-                    ::restcache::__private::select_by_tag(#call, <Self as ::restcache::__private::Union>::TAGS)
+                    ::restcache::__private::union::select_by_tag(#call, <Self as ::restcache::__private::Union>::TAGS)
                 }
             }
         }
@@ -84,7 +84,7 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
             .collect()
     };
     let normalize_arms = arms(&|EntityVariant { ty, .. }| {
-        quote_spanned! {ty.span()=> ::restcache::__private::normalize_entity::<#ty, D>(#de) }
+        quote_spanned! {ty.span()=> ::restcache::__private::entity::normalize::<#ty, D>(#de) }
     });
     let read_arms = arms(&|EntityVariant { ident: variant, ty, .. }| {
         quote_spanned! {ty.span()=> ::restcache::__private::read_entity::<#ty>(#pk, #ctx).map(Self::#variant) }

@@ -94,45 +94,42 @@ pub trait Entity: Default + Clone + Send + Sync + 'static {
     }
 }
 
-/// Normalizes one entity from `de`: its row (filled by serde, nested schemas normalized on the
-/// way), then its pk (R-NORM-3; a `Values` key stands in for a missing one), then its pending
-/// write. Returns its reference.
-pub(crate) fn normalize_entity<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
-    let fallback = enter_entity().map_err(fail)?;
-    let outer = enter_object();
-    let mut row = match E::Row::deserialize(ObjectInput {
-        de,
-        entity: Some(E::KEY),
-    }) {
-        Ok(row) => row,
-        Err(e) => {
-            leave_object(outer);
-            leave_entity(Some(E::KEY));
-            return Err(e);
-        }
-    };
-    let finished = finish_object(&mut row);
-    leave_object(outer);
-    leave_entity(None);
-    finished.map_err(fail)?;
-    let pk = E::row_ref(&row)
-        .filter(|pk| !pk.as_str().is_empty())
-        // A `Values` map key stands in for a missing pk, but an empty key is no pk either (R-NORM-3).
-        .or_else(|| fallback.filter(|k| !k.is_empty()).map(EntityRef::from));
-    let Some(pk) = pk else {
-        return Err(invalid(Some(E::KEY), "missing or empty primary key"));
-    };
-    with(|n| n.pending.entity(E::KEY, pk.as_str(), Box::new(row)));
-    Ok(pk)
-}
 /// The `Schema` methods of an entity, which `#[derive(Entity)]` (or
 /// [`impl_entity_schema!`](crate::impl_entity_schema)) delegates to.
 #[doc(hidden)]
 pub mod entity_impl {
     use super::*;
 
+    /// Normalizes one entity from `de`: its row (filled by serde, nested schemas normalized on
+    /// the way), then its pk (R-NORM-3; a `Values` key stands in for a missing one), then its
+    /// pending write. Returns its reference.
     pub fn normalize<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
-        normalize_entity::<E, D>(de)
+        let fallback = enter_entity().map_err(fail)?;
+        let outer = enter_object();
+        let mut row = match E::Row::deserialize(ObjectInput {
+            de,
+            entity: Some(E::KEY),
+        }) {
+            Ok(row) => row,
+            Err(e) => {
+                leave_object(outer);
+                leave_entity(Some(E::KEY));
+                return Err(e);
+            }
+        };
+        let finished = finish_object(&mut row);
+        leave_object(outer);
+        leave_entity(None);
+        finished.map_err(fail)?;
+        let pk = E::row_ref(&row)
+            .filter(|pk| !pk.as_str().is_empty())
+            // A `Values` map key stands in for a missing pk, but an empty key is no pk either (R-NORM-3).
+            .or_else(|| fallback.filter(|k| !k.is_empty()).map(EntityRef::from));
+        let Some(pk) = pk else {
+            return Err(invalid(Some(E::KEY), "missing or empty primary key"));
+        };
+        with(|n| n.pending.entity(E::KEY, pk.as_str(), Box::new(row)));
+        Ok(pk)
     }
 
     pub fn denormalize<'s, E: Entity>(stored: &'s EntityRef, ctx: &mut DenormalizeCtx<'s>) -> Result<E, Unresolved> {

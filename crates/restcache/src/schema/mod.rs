@@ -30,8 +30,8 @@ mod values;
 pub mod union_impl {
     //! The functions `#[derive(Union)]` delegates to.
     pub use super::union::{
-        collection_key, denormalize, from_json, invalidate, is_entity, normalize, query, read_all, refs, skipped,
-        tables,
+        collection_key, denormalize, from_json, invalidate, is_entity, normalize, query, read_all, refs,
+        select_by_attribute, select_by_tag, skipped, tables,
     };
 }
 
@@ -42,7 +42,6 @@ pub use self::collection::{
     Collection, CollectionInfo, CollectionPolicy, DefaultCollectionPolicy, ListSchema, Move, MoveToFront, Page, Push,
     Remove, Unshift, collection_pk,
 };
-pub(crate) use self::entity::normalize_entity as entity_normalize;
 pub use self::entity::{Entity, EntitySchema, entity_impl};
 pub use self::invalidate::Invalidate;
 pub use self::map_collection::Assign;
@@ -59,7 +58,6 @@ pub use crate::schema::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
 
 pub(crate) use self::collection::{Join, join_lists};
 pub use self::object::{normalize_object, read_object};
-pub(crate) use self::union::{select_by_attribute, select_by_tag};
 
 /// What sort of schema a type is, for the response rules that depend on it (R-RESP-5/6).
 #[doc(hidden)]

@@ -76,7 +76,8 @@ pub trait Union: Clone + Send + Sync + 'static {
 }
 
 /// The string form of the attribute `attr`, looked up among `tags`.
-pub(crate) fn select_by_attribute(value: &Value, attr: &str, tags: &[&str]) -> Option<usize> {
+#[doc(hidden)]
+pub fn select_by_attribute(value: &Value, attr: &str, tags: &[&str]) -> Option<usize> {
     select_by_value(value.get(attr), tags)
 }
 
@@ -87,7 +88,8 @@ fn select_by_value(tag: Option<&Value>, tags: &[&str]) -> Option<usize> {
 }
 
 /// A tag returned by an attribute function, looked up among `tags`.
-pub(crate) fn select_by_tag(tag: Option<impl AsRef<str>>, tags: &[&str]) -> Option<usize> {
+#[doc(hidden)]
+pub fn select_by_tag(tag: Option<impl AsRef<str>>, tags: &[&str]) -> Option<usize> {
     let tag = tag?;
     tags.iter().position(|t| *t == tag.as_ref())
 }
