@@ -23,6 +23,7 @@ use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 /// assert_eq!(all.len(), 2);
 /// # Ok::<(), restcache::Error>(())
 /// ```
+#[derive(Clone, PartialEq)]
 pub struct All<T>(Vec<T>);
 
 impl<T> All<T> {
@@ -45,12 +46,6 @@ impl<T> From<Vec<T>> for All<T> {
     }
 }
 
-impl<T: Clone> Clone for All<T> {
-    fn clone(&self) -> Self {
-        All(self.0.clone())
-    }
-}
-
 impl<T> Default for All<T> {
     fn default() -> Self {
         All(Vec::new())
@@ -60,12 +55,6 @@ impl<T> Default for All<T> {
 impl<T: fmt::Debug> fmt::Debug for All<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
-    }
-}
-
-impl<T: PartialEq> PartialEq for All<T> {
-    fn eq(&self, other: &Self) -> bool {
-        self.0 == other.0
     }
 }
 
