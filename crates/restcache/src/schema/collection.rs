@@ -148,11 +148,11 @@ pub struct CollectionInfo {
 
 impl CollectionInfo {
     /// The collection in `table` whose policy is `P`.
-    pub(super) fn of<P: CollectionPolicy + Default>(table: &'static str) -> Option<Self> {
-        Some(CollectionInfo {
+    pub(super) fn of<P: CollectionPolicy + Default>(table: &'static str) -> Self {
+        CollectionInfo {
             table,
             non_filter_argument_keys: |k| P::default().non_filter_argument_keys(k),
-        })
+        }
     }
 }
 
@@ -313,7 +313,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Vec<T
     }
 
     fn collection() -> Option<CollectionInfo> {
-        CollectionInfo::of::<P>(T::collection_key())
+        Some(CollectionInfo::of::<P>(T::collection_key()))
     }
 
     fn register(registry: &mut Registry) {
@@ -450,12 +450,13 @@ pub(crate) struct Join {
 impl Join {
     /// `item`'s join of the collections of `L`'s table, as `kind` says.
     pub(super) fn of<L: ListSchema>(item: Box<dyn List>, kind: JoinKind) -> Join {
-        let info = L::collection();
+        let info =
+            L::collection().unwrap_or_else(|| CollectionInfo::of::<DefaultCollectionPolicy>(L::Item::collection_key()));
         Join {
-            table: info.map_or_else(L::Item::collection_key, |c| c.table),
+            table: info.table,
             item,
             kind,
-            non_filter: info.map_or(default_non_filter as fn(&str) -> bool, |c| c.non_filter_argument_keys),
+            non_filter: info.non_filter_argument_keys,
         }
     }
 
@@ -565,10 +566,6 @@ pub struct Unshift<L>(PhantomData<fn() -> L>);
 /// The schema of `get_list().get_page()`: `L` with its collections extended by the page's new
 /// items instead of replaced (R-PAGE-3).
 pub struct Page<L>(PhantomData<fn() -> L>);
-
-fn default_non_filter(key: &str) -> bool {
-    DefaultCollectionPolicy.non_filter_argument_keys(key)
-}
 
 /// The schema of `get_list().remove()`: the entity `L::Item`, stored and taken out of every
 /// matching list of its type (R-COL-7).

@@ -114,7 +114,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Collection<Value
     }
 
     fn collection() -> Option<CollectionInfo> {
-        CollectionInfo::of::<P>(map_table::<T>())
+        Some(CollectionInfo::of::<P>(map_table::<T>()))
     }
 
     fn register(registry: &mut Registry) {
