@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use super::normalize::{CollectionMode, Pending, Seg, invalid, list, refuse_other_kinds, with, wrong_kind};
 use super::registry::Decoder;
-use super::{EntityField, EntityRef, EntitySchema, RefSink, Registry, Schema};
+use super::{EntityField, EntityRef, EntitySchema, RefSink, Registry, Schema, refs_in};
 use crate::json::as_map;
 use crate::pk::string_form;
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
@@ -330,13 +330,8 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> EntityField for Collection<
 /// Reports the references `from..to` of a list of `T` ([`RefWalk`](crate::refs::RefWalk)); returns its length (`0`
 /// for a record of another type, which then references nothing).
 pub(crate) fn walk_members<T: EntitySchema>(list: &dyn Any, from: usize, to: usize, sink: &mut RefSink<'_>) -> usize {
-    let Some(members) = list.downcast_ref::<Members<T::Stored>>() else {
-        return 0;
-    };
-    let refs = members.refs();
-    let to = to.min(refs.len());
-    refs.get(from..to).into_iter().flatten().for_each(|r| T::refs(r, sink));
-    refs.len()
+    let members = list.downcast_ref::<Members<T::Stored>>();
+    members.map_or(0, |m| refs_in::<T>(m.refs(), from, to, sink))
 }
 
 /// Registers how the list and map collections of `T` read back from a snapshot.

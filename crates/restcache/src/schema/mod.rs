@@ -250,16 +250,22 @@ impl<S: Schema> Schema for Vec<S> {
     }
 
     fn refs_from(items: &Self::Stored, from: usize, to: usize, sink: &mut RefSink<'_>) -> usize {
-        let to = to.min(items.len());
-        items
-            .get(from..to)
-            .into_iter()
-            .flatten()
-            .for_each(|item| S::refs(item, sink));
-        items.len()
+        refs_in::<S>(items, from, to, sink)
     }
 }
 impl<S: EntityField> EntityField for Vec<S> {}
+
+/// [`Schema::refs_from`] of a list of `S`: reports the references of `items[from..to]` (to its
+/// end at most) and returns its length.
+pub(crate) fn refs_in<S: Schema>(items: &[S::Stored], from: usize, to: usize, sink: &mut RefSink<'_>) -> usize {
+    let to = to.min(items.len());
+    items
+        .get(from..to)
+        .into_iter()
+        .flatten()
+        .for_each(|item| S::refs(item, sink));
+    items.len()
+}
 
 impl<S: Schema> Schema for Option<S> {
     type Output = Option<S::Output>;
