@@ -175,9 +175,8 @@ pub mod entity_impl {
 
     pub fn invalidate<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<String, D::Error> {
         let input: Value = serde::Deserialize::deserialize(de)?;
-        let pk = crate::schema::normalize::with(|n| invalidated_pk(&input, n, E::KEY, E::pk))
-            .map_err(crate::schema::normalize::fail)?;
-        crate::schema::normalize::with(|n| n.pending.invalid(E::KEY, &pk));
+        let pk = with(|n| invalidated_pk(&input, n, E::KEY, E::pk)).map_err(fail)?;
+        with(|n| n.pending.invalid(E::KEY, &pk));
         Ok(pk)
     }
 }

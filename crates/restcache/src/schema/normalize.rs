@@ -58,10 +58,9 @@ pub(crate) struct PendingTable {
     /// combined), an INVALID mark, a collection's new list, or the references to add to a
     /// stored one ([`appended`](Self::appended)). Meta and version are set by the commit.
     pub rows: RowMap<Slot>,
-    /// The hash of each row's pk, in row order ([`PkHasher::pk`]), once the batch has
-    /// [`KEEP_HASHES_FROM`] rows (empty before): the index takes them from here as the batch
-    /// grows, and the commit finds each row in the table with it, so a write of many rows
-    /// hashes each pk once. A small batch hashes its few pks again instead of allocating them.
+    /// Each row's pk hash ([`PkHasher::pk`]), in row order, from [`KEEP_HASHES_FROM`] rows on
+    /// (a small batch hashes its few pks again instead): the index grows and the commit finds
+    /// each row with them, so a large write hashes each pk once.
     pub hashes: Vec<u64>,
     /// The rows (by index) whose list edits the stored one instead of replacing it: the commit
     /// adds the references the stored record lacks (push, unshift, get_page), or removes them
@@ -285,7 +284,7 @@ impl<T> Outcome<T> {
 /// returns its outcome; `syntax` turns a serde error that is not a normalization error (the
 /// bytes are not JSON, or a field has the wrong type) into the error to give, with where it was
 /// met (a JSON Pointer, and the entity). A normalization
-/// that `normalize` starts inside this one (none does today) gets a state of its own.
+/// that `normalize` starts inside this one gets a state of its own.
 pub(crate) fn run<T, E>(
     args: Value,
     pk_fallback: Option<String>,
@@ -313,10 +312,7 @@ pub(crate) fn run<T, E>(
         ..
     } = state;
     match (result, error) {
-        (_, Some(e)) => {
-            drop(pending);
-            Err(e)
-        }
+        (_, Some(e)) => Err(e),
         (Ok(result), None) => {
             pending.joins.shrink_to_fit();
             Ok(Outcome { result, pending })

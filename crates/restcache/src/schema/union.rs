@@ -400,10 +400,9 @@ fn invalidate_value<U: Union>(
     if unmatched {
         tracing::warn!(union = U::NAME, at = %ctx.pointer(), "an object to invalidate matches no variant; skipped");
     }
-    // A bare pk, or an object without the attribute (the args fallback): every variant table
-    // that holds the pk its own rule computes. At the top of the response, an object without a
-    // pk falls back to the args, as for an entity (R-RESP-6).
-    // A bare pk is the same for every variant.
+    // A bare pk (the same for every variant), or an object without the attribute: every variant
+    // table that holds the pk its own rule computes (at the top of the response, from the args
+    // when the object has none, as for an entity: R-RESP-6).
     let bare = match input {
         Value::Object(_) => None,
         _ => Some(invalidated_pk(input, ctx, U::NAME, |_| None)?),
