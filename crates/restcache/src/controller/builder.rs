@@ -261,6 +261,7 @@ impl ControllerBuilder {
             timeout,
             max_response_bytes: self.max_response_bytes.unwrap_or(DEFAULT_MAX_RESPONSE_BYTES),
             credentials: self.credentials,
+            #[cfg(all(feature = "cookies", not(target_arch = "wasm32")))]
             jar: self.jar,
             hooks: self.hooks,
             retry,

@@ -44,32 +44,19 @@ pub(crate) type Jar = Arc<dyn reqwest::cookie::CookieStore>;
 pub(crate) type Jar = Arc<()>;
 
 /// The HTTP side of a Controller: the client and the request policy.
-#[derive(Clone)]
 pub(crate) struct Http {
     pub client: reqwest::Client,
     pub base_url: Option<Url>,
     pub timeout: Option<Duration>,
     pub max_response_bytes: u64,
     pub credentials: Credentials,
+    /// With the `cookies` feature, natively: in the browser, `fetch` keeps cookies itself.
+    #[cfg(all(feature = "cookies", not(target_arch = "wasm32")))]
     pub jar: Option<Jar>,
     /// Hooks that run on every request, before the endpoint's.
     pub hooks: Option<Arc<dyn EndpointHooks>>,
     /// How GETs (and HEADs) are retried when their endpoint sets no policy.
     pub retry: Retry,
-}
-
-impl std::fmt::Debug for Http {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Http")
-            .field("base_url", &self.base_url)
-            .field("timeout", &self.timeout)
-            .field("max_response_bytes", &self.max_response_bytes)
-            .field("credentials", &self.credentials)
-            .field("cookies", &self.jar.is_some())
-            .field("hooks", &self.hooks.is_some())
-            .field("retry", &self.retry)
-            .finish()
-    }
 }
 
 /// A request once its hooks have run: what each hop sends.
@@ -305,21 +292,13 @@ impl Http {
         for hooks in self.hooks(out) {
             hooks.request_init(&mut init);
         }
-        let RequestInit {
-            method,
-            body,
-            credentials,
-            headers,
-            ..
-        } = init;
-        let mut headers = headers;
         for hooks in self.hooks(out) {
-            headers = hooks.headers(headers).await?;
+            init.headers = hooks.headers(init.headers).await?;
         }
 
         let mut plain = HeaderMap::new();
         let mut secret = HeaderMap::new();
-        for (name, value) in &headers {
+        for (name, value) in &init.headers {
             let target = if is_credential(name, value) {
                 &mut secret
             } else {
@@ -327,17 +306,16 @@ impl Http {
             };
             target.append(name.clone(), value.clone());
         }
-        if body.is_some() && !plain.contains_key(CONTENT_TYPE) {
+        if init.body.is_some() && !plain.contains_key(CONTENT_TYPE) {
             plain.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         }
         // A hook may have set any body: it is refused, not sent, past the depth limit.
-        let body = body.map(bounded_value::body_bytes).transpose()?;
         let request = Request {
-            method,
+            method: init.method,
             plain,
             secret,
-            body,
-            credentials,
+            body: init.body.map(bounded_value::body_bytes).transpose()?,
+            credentials: init.credentials,
             home: self.home_origin(out.cfg),
         };
         self.transfer(request, url).await
@@ -347,49 +325,39 @@ impl Http {
     /// with credentials and jar cookies only where they may go (R-REQ-4, R-REQ-5).
     #[cfg(not(target_arch = "wasm32"))]
     async fn transfer(&self, request: Request, url: &mut Url) -> Result<reqwest::Response, Error> {
-        let Request {
-            method,
-            plain,
-            secret,
-            body,
-            credentials,
-            home,
-        } = request;
         let first = origin(url);
         // Whether the chain has been anywhere but the home origin, its first hop included.
         let mut left_home = false;
 
         for hop in 0..=MAX_REDIRECTS {
             let here = origin(url);
-            left_home |= home.as_ref() != Some(&here);
+            left_home |= request.home.as_ref() != Some(&here);
             // `SameOrigin`: no credential of any kind once the chain has left home (or started
-            // elsewhere), even on a hop back home. Hook-set credentials never follow a redirect
-            // to an origin other than the first.
-            let with_credentials = match credentials {
-                Credentials::Omit => false,
-                Credentials::SameOrigin => !left_home,
-                Credentials::Include => hop == 0 || here == first,
-            };
-            let mut headers = plain.clone();
-            if with_credentials {
-                headers.extend(secret.clone());
-            }
-            // Jar cookies go, and `Set-Cookie` is stored, where credentials may go; in
-            // `Include` mode the jar's own domain rules decide.
-            let jar_allowed = match credentials {
+            // elsewhere), even on a hop back home. Jar cookies go, and `Set-Cookie` is stored,
+            // where credentials may go; in `Include` mode the jar's own domain rules decide.
+            let allowed = match request.credentials {
                 Credentials::Omit => false,
                 Credentials::SameOrigin => !left_home,
                 Credentials::Include => true,
             };
-            if jar_allowed {
+            // Hook-set credentials never follow a redirect to an origin other than the first.
+            let with_credentials = allowed && (request.credentials != Credentials::Include || here == first);
+            let mut headers = request.plain.clone();
+            if with_credentials {
+                headers.extend(request.secret.clone());
+            }
+            if allowed {
                 self.add_jar_cookies(&mut headers, url);
             }
-            let mut request = self.client.request(method.clone(), url.clone()).headers(headers);
-            if let Some(b) = &body {
-                request = request.body(b.clone());
+            let mut builder = self
+                .client
+                .request(request.method.clone(), url.clone())
+                .headers(headers);
+            if let Some(b) = &request.body {
+                builder = builder.body(b.clone());
             }
-            let response = request.send().await.map_err(|e| transport(url, e))?;
-            if jar_allowed {
+            let response = builder.send().await.map_err(|e| transport(url, e))?;
+            if allowed {
                 self.store_cookies(&response, url);
             }
             let status = response.status().as_u16();
@@ -404,11 +372,12 @@ impl Http {
                     if hop == MAX_REDIRECTS {
                         return Err(refused(url, format!("more than {MAX_REDIRECTS} redirects"), false));
                     }
-                    if redirected_method(status, &method) != method {
+                    if redirected_method(status, &request.method) != request.method {
                         // Whatever a GET there answers, it is not the mutation's outcome.
                         let message = format!(
-                            "a {status} redirect to {next} would resend the {method} as a GET; \
-                             a mutation is not followed into a GET"
+                            "a {status} redirect to {next} would resend the {} as a GET; \
+                             a mutation is not followed into a GET",
+                            request.method
                         );
                         return Err(refused(url, message, false));
                     }
@@ -426,30 +395,22 @@ impl Http {
     /// where that mode lets them (R-REQ-4).
     #[cfg(target_arch = "wasm32")]
     async fn transfer(&self, request: Request, url: &mut Url) -> Result<reqwest::Response, Error> {
-        let Request {
-            method,
-            plain,
-            secret,
-            body,
-            credentials,
-            home,
-        } = request;
-        let with_credentials = match credentials {
+        let with_credentials = match request.credentials {
             Credentials::Omit => false,
-            Credentials::SameOrigin => home.as_ref() == Some(&origin(url)),
+            Credentials::SameOrigin => request.home.as_ref() == Some(&origin(url)),
             Credentials::Include => true,
         };
-        let mut headers = plain;
+        let mut headers = request.plain;
         if with_credentials {
-            headers.extend(secret);
+            headers.extend(request.secret);
         }
-        let mut builder = self.client.request(method, url.clone()).headers(headers);
-        builder = match credentials {
+        let mut builder = self.client.request(request.method, url.clone()).headers(headers);
+        builder = match request.credentials {
             Credentials::Omit => builder.fetch_credentials_omit(),
             Credentials::SameOrigin => builder.fetch_credentials_same_origin(),
             Credentials::Include => builder.fetch_credentials_include(),
         };
-        if let Some(b) = body {
+        if let Some(b) = request.body {
             builder = builder.body(b);
         }
         let response = builder.send().await.map_err(|e| transport(url, e))?;
@@ -461,7 +422,7 @@ impl Http {
     #[cfg(not(target_arch = "wasm32"))]
     /// Adds the jar's cookies for `url` to the `Cookie` header.
     fn add_jar_cookies(&self, headers: &mut HeaderMap, url: &Url) {
-        #[cfg(all(feature = "cookies", not(target_arch = "wasm32")))]
+        #[cfg(feature = "cookies")]
         if let Some(jar) = &self.jar
             && let Some(cookies) = jar.cookies(url)
         {
@@ -476,18 +437,18 @@ impl Http {
             };
             headers.insert(COOKIE, value);
         }
-        #[cfg(not(all(feature = "cookies", not(target_arch = "wasm32"))))]
+        #[cfg(not(feature = "cookies"))]
         let _ = (headers, url);
     }
 
     #[cfg(not(target_arch = "wasm32"))]
     /// Stores the response's `Set-Cookie` headers in the jar.
     fn store_cookies(&self, response: &reqwest::Response, url: &Url) {
-        #[cfg(all(feature = "cookies", not(target_arch = "wasm32")))]
+        #[cfg(feature = "cookies")]
         if let Some(jar) = &self.jar {
             jar.set_cookies(&mut response.headers().get_all(SET_COOKIE).iter(), url);
         }
-        #[cfg(not(all(feature = "cookies", not(target_arch = "wasm32"))))]
+        #[cfg(not(feature = "cookies"))]
         let _ = (response, url, SET_COOKIE);
     }
 
