@@ -14,25 +14,6 @@ use crate::error::Error;
 use crate::schema::{Collection, CollectionPolicy, EntitySchema, Invalidate, Schema};
 use crate::store::Optimistic;
 
-/// A `non_filter_argument_keys` rule given as a function.
-#[derive(Clone, Copy)]
-struct KeysFn(fn(&str) -> bool);
-
-impl CollectionPolicy for KeysFn {
-    fn non_filter_argument_keys(&self, key: &str) -> bool {
-        (self.0)(key)
-    }
-}
-
-/// A `non_filter_argument_keys` rule given as a list of keys.
-struct KeyList(Vec<String>);
-
-impl CollectionPolicy for KeyList {
-    fn non_filter_argument_keys(&self, key: &str) -> bool {
-        self.0.iter().any(|k| k == key)
-    }
-}
-
 /// Which list arguments do not filter (R-RES-6 `non_filter_argument_keys`).
 #[derive(Clone, Debug)]
 pub enum NonFilterKeys {
@@ -40,6 +21,15 @@ pub enum NonFilterKeys {
     Keys(Vec<String>),
     /// The keys for which the function returns true.
     Fn(fn(&str) -> bool),
+}
+
+impl CollectionPolicy for NonFilterKeys {
+    fn non_filter_argument_keys(&self, key: &str) -> bool {
+        match self {
+            NonFilterKeys::Keys(keys) => keys.iter().any(|k| k == key),
+            NonFilterKeys::Fn(f) => f(key),
+        }
+    }
 }
 
 /// The options of a resource (R-RES-6), the run-time form of `#[resource(...)]`.
@@ -122,6 +112,13 @@ pub struct Resource<E, L = Collection<Vec<E>>, B = AnyBody> {
 
 impl<E, L, B> Clone for Resource<E, L, B> {
     fn clone(&self) -> Self {
+        self.retype()
+    }
+}
+
+impl<E, L, B> Resource<E, L, B> {
+    /// The same members under other type parameters.
+    fn retype<L2, B2>(&self) -> Resource<E, L2, B2> {
         Resource {
             get: Arc::clone(&self.get),
             get_list: Arc::clone(&self.get_list),
@@ -155,8 +152,7 @@ impl<E: EntitySchema> Resource<E> {
                 });
             }
             (Some(c), None) => Some(c),
-            (None, Some(NonFilterKeys::Fn(f))) => Some(Arc::new(KeysFn(f))),
-            (None, Some(NonFilterKeys::Keys(k))) => Some(Arc::new(KeyList(k))),
+            (None, Some(k)) => Some(Arc::new(k)),
             (None, None) => None,
         };
         let shared = EndpointOptions {
@@ -221,23 +217,17 @@ impl<E: EntitySchema, L: Schema, B> Resource<E, L, B> {
     /// `extend`, R-RES-4). A `path` given to `get_list` is used verbatim.
     pub fn with_member(&self, name: &str, opts: EndpointOptions) -> Result<Self, Error> {
         let mut next = self.clone();
-        let slot = match name {
-            "get" => &mut next.get,
-            "get_list" => &mut next.get_list,
-            "update" => &mut next.update,
-            "partial_update" => &mut next.partial_update,
-            "delete" => &mut next.delete,
+        let (slot, standard) = match name {
+            "get" => (&mut next.get, None),
+            "get_list" => (&mut next.get_list, None),
+            "update" => (&mut next.update, Some(Optimistic::Update)),
+            "partial_update" => (&mut next.partial_update, Some(Optimistic::PartialUpdate)),
+            "delete" => (&mut next.delete, Some(Optimistic::Delete)),
             other => {
                 return Err(Error::InvalidConfig {
                     reason: format!("{other:?} is not a standard member"),
                 });
             }
-        };
-        let standard = match name {
-            "update" => Some(Optimistic::Update),
-            "partial_update" => Some(Optimistic::PartialUpdate),
-            "delete" => Some(Optimistic::Delete),
-            _ => None,
         };
         let mut cfg = slot.apply(&opts)?;
         if opts.optimistic.is_some() {
@@ -256,25 +246,5 @@ impl<E: EntitySchema, L: Schema, B> Resource<E, L, B> {
     /// The same resource with a declared body type for push, unshift and update.
     pub fn with_body<B2>(&self) -> Resource<E, L, B2> {
         self.retype()
-    }
-
-    /// The same members under other type parameters.
-    fn retype<L2, B2>(&self) -> Resource<E, L2, B2> {
-        let Resource {
-            get,
-            get_list,
-            update,
-            partial_update,
-            delete,
-            ..
-        } = self.clone();
-        Resource {
-            get,
-            get_list,
-            update,
-            partial_update,
-            delete,
-            types: PhantomData,
-        }
     }
 }
