@@ -200,6 +200,14 @@ pub(crate) fn chain(e: &(dyn std::error::Error + 'static)) -> String {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Where in the body: its JSON Pointer, or the root.
+        let at = |position: &str| {
+            if position.is_empty() {
+                "the root".to_owned()
+            } else {
+                format!("{position:?}")
+            }
+        };
         match self {
             Error::InvalidTemplate {
                 template,
@@ -227,19 +235,37 @@ impl fmt::Display for Error {
                 entity,
                 position,
                 message,
-            } => f.write_str(&describe_decode(
-                url,
-                content_type.as_deref(),
-                entity.as_deref(),
-                position,
-                message,
-            )),
+            } => {
+                f.write_str("cannot decode")?;
+                if let Some(e) = entity {
+                    write!(f, " entity {e}")?;
+                }
+                write!(f, " at {}", at(position))?;
+                if !url.is_empty() {
+                    write!(f, " of the response from {url}")?;
+                }
+                match content_type {
+                    Some(ct) => write!(f, " (content type {ct:?})")?,
+                    None if !url.is_empty() => f.write_str(" (no content type)")?,
+                    None => {}
+                }
+                write!(f, ": {message}")
+            }
             Error::InvalidResponse {
                 url,
                 entity,
                 position,
                 reason,
-            } => f.write_str(&describe_invalid(url, entity.as_deref(), position, reason)),
+            } => {
+                f.write_str("invalid response")?;
+                if !url.is_empty() {
+                    write!(f, " from {url}")?;
+                }
+                if let Some(e) = entity {
+                    write!(f, " for entity {e}")?;
+                }
+                write!(f, " at {}: {reason}", at(position))
+            }
             Error::Hook { message } => write!(f, "hook failed: {message}"),
             Error::Invalidated { key } => write!(f, "{key} is still invalid after fetching it"),
             Error::Reset => f.write_str("the cache was reset while the request was in flight"),
@@ -347,51 +373,6 @@ impl Error {
         }
         self
     }
-}
-
-fn at(position: &str) -> String {
-    if position.is_empty() {
-        "the root".to_owned()
-    } else {
-        format!("{position:?}")
-    }
-}
-
-fn describe_decode(
-    url: &str,
-    content_type: Option<&str>,
-    entity: Option<&str>,
-    position: &str,
-    message: &str,
-) -> String {
-    let mut s = String::from("cannot decode");
-    if let Some(e) = entity {
-        s.push_str(&format!(" entity {e}"));
-    }
-    s.push_str(&format!(" at {}", at(position)));
-    if !url.is_empty() {
-        s.push_str(&format!(" of the response from {url}"));
-    }
-    match content_type {
-        Some(ct) => s.push_str(&format!(" (content type {ct:?})")),
-        None if !url.is_empty() => s.push_str(" (no content type)"),
-        None => {}
-    }
-    s.push_str(": ");
-    s.push_str(message);
-    s
-}
-
-fn describe_invalid(url: &str, entity: Option<&str>, position: &str, reason: &str) -> String {
-    let mut s = String::from("invalid response");
-    if !url.is_empty() {
-        s.push_str(&format!(" from {url}"));
-    }
-    if let Some(e) = entity {
-        s.push_str(&format!(" for entity {e}"));
-    }
-    s.push_str(&format!(" at {}: {reason}", at(position)));
-    s
 }
 
 #[cfg(test)]
