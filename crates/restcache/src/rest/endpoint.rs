@@ -277,10 +277,21 @@ pub(crate) type Types<A, B, C> = PhantomData<fn() -> (A, B, C)>;
 
 impl<S, B, G> Clone for RestEndpoint<S, B, G> {
     fn clone(&self) -> Self {
+        self.retype()
+    }
+}
+
+impl<S, B, G> RestEndpoint<S, B, G> {
+    pub(crate) fn from_arc(cfg: Arc<EndpointConfig>) -> Self {
         RestEndpoint {
-            cfg: Arc::clone(&self.cfg),
+            cfg,
             types: PhantomData,
         }
+    }
+
+    /// The same endpoint under other type parameters.
+    fn retype<S2, B2, G2>(&self) -> RestEndpoint<S2, B2, G2> {
+        RestEndpoint::from_arc(Arc::clone(&self.cfg))
     }
 }
 
@@ -309,17 +320,6 @@ impl<S: Schema, B> RestEndpoint<S, B> {
 }
 
 impl<S: Schema, B, G> RestEndpoint<S, B, G> {
-    pub(crate) fn from_config(cfg: EndpointConfig) -> Self {
-        Self::from_arc(Arc::new(cfg))
-    }
-
-    pub(crate) fn from_arc(cfg: Arc<EndpointConfig>) -> Self {
-        RestEndpoint {
-            cfg,
-            types: PhantomData,
-        }
-    }
-
     /// The HTTP method.
     pub fn method(&self) -> &Method {
         &self.cfg.method
@@ -389,7 +389,7 @@ impl<S: Schema, B, G> RestEndpoint<S, B, G> {
     /// A new endpoint that starts from every option of this one, with `opts` applied (the
     /// seed's `extend`). The optimistic transform is kept.
     pub fn extend(&self, opts: EndpointOptions) -> Result<Self, Error> {
-        Ok(Self::from_config(self.cfg.apply(&opts)?))
+        Ok(Self::from_arc(Arc::new(self.cfg.apply(&opts)?)))
     }
 
     /// The same endpoint with `hooks` instead of its own: a value built with whatever state
@@ -418,23 +418,17 @@ impl<S: Schema, B, G> RestEndpoint<S, B, G> {
     pub fn with_hooks(&self, hooks: impl EndpointHooks) -> Self {
         let mut cfg = (*self.cfg).clone();
         cfg.hooks = Arc::new(hooks);
-        Self::from_config(cfg)
+        Self::from_arc(Arc::new(cfg))
     }
 
     /// The same endpoint with another schema.
     pub fn with_schema<S2: Schema>(&self) -> RestEndpoint<S2, B, G> {
-        RestEndpoint {
-            cfg: Arc::clone(&self.cfg),
-            types: PhantomData,
-        }
+        self.retype()
     }
 
     /// The same endpoint with another declared body type.
     pub fn with_body<B2>(&self) -> RestEndpoint<S, B2, G> {
-        RestEndpoint {
-            cfg: Arc::clone(&self.cfg),
-            types: PhantomData,
-        }
+        self.retype()
     }
 
     /// The same endpoint typed as offering `get_page`; `Error::InvalidConfig` when it has no
@@ -445,19 +439,13 @@ impl<S: Schema, B, G> RestEndpoint<S, B, G> {
                 reason: format!("{} has no pagination_field, so it has no get_page", self.cfg.name),
             });
         }
-        Ok(RestEndpoint {
-            cfg: Arc::clone(&self.cfg),
-            types: PhantomData,
-        })
+        Ok(self.retype())
     }
 
     /// For `resource!`, whose `pagination_field` was checked at compile time.
     #[doc(hidden)]
     pub fn __paginated_unchecked(&self) -> RestEndpoint<S, B, Pages> {
-        RestEndpoint {
-            cfg: Arc::clone(&self.cfg),
-            types: PhantomData,
-        }
+        self.retype()
     }
 
     fn derived<S2: Schema, G2>(
@@ -471,7 +459,7 @@ impl<S: Schema, B, G> RestEndpoint<S, B, G> {
         cfg.name = format!("{}.{member}", self.cfg.name);
         cfg.transform = transform.filter(|_| cfg.optimistic);
         cfg.pattern = cfg.path.key_pattern(cfg.method.as_str(), &cfg.url_prefix);
-        RestEndpoint::from_config(cfg)
+        RestEndpoint::from_arc(Arc::new(cfg))
     }
 }
 
@@ -551,7 +539,7 @@ impl<L: ListSchema, B, G> RestEndpoint<L, B, G> {
         if let Some(path) = cfg.move_path.take() {
             cfg.path = path;
         }
-        RestEndpoint::<L, B, G>::from_config(cfg).derived(Method::PATCH, name, Some(Optimistic::Move))
+        RestEndpoint::<L, B, G>::from_arc(Arc::new(cfg)).derived(Method::PATCH, name, Some(Optimistic::Move))
     }
 }
 
@@ -638,6 +626,6 @@ impl<S: Schema, B> EndpointBuilder<S, B> {
             .unwrap_or("endpoint")
             .to_owned();
         let base = EndpointConfig::new(name, Method::GET, path, String::new());
-        Ok(RestEndpoint::from_config(base.apply(&self.opts)?))
+        Ok(RestEndpoint::from_arc(Arc::new(base.apply(&self.opts)?)))
     }
 }
