@@ -41,7 +41,7 @@ pub struct Pages;
 /// let opts = EndpointOptions { path: Some("/todos/:id/done".into()), data_expiry_length: Some(Duration::from_secs(5)), ..Default::default() };
 /// assert!(opts.method.is_none());
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct EndpointOptions {
     /// The path template (used verbatim, also for list members).
     pub path: Option<String>,
@@ -68,25 +68,6 @@ pub struct EndpointOptions {
     pub retry: Option<Retry>,
     /// The member's name, for tracing.
     pub name: Option<String>,
-}
-
-impl fmt::Debug for EndpointOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EndpointOptions")
-            .field("path", &self.path)
-            .field("method", &self.method)
-            .field("url_prefix", &self.url_prefix)
-            .field("pagination_field", &self.pagination_field)
-            .field("optimistic", &self.optimistic)
-            .field("hooks", &self.hooks.as_ref().map(|_| ".."))
-            .field("data_expiry_length", &self.data_expiry_length)
-            .field("error_expiry_length", &self.error_expiry_length)
-            .field("invalid_if_stale", &self.invalid_if_stale)
-            .field("poll_frequency", &self.poll_frequency)
-            .field("retry", &self.retry)
-            .field("name", &self.name)
-            .finish()
-    }
 }
 
 /// Everything about a member except its types. Shared by clones of an endpoint.

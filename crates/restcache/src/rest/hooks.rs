@@ -195,3 +195,9 @@ pub trait EndpointHooks: Send + Sync + 'static {
 pub struct DefaultHooks;
 
 impl EndpointHooks for DefaultHooks {}
+
+impl std::fmt::Debug for dyn EndpointHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn EndpointHooks")
+    }
+}

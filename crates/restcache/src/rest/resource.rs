@@ -39,7 +39,7 @@ impl CollectionPolicy for NonFilterKeys {
 /// let opts = ResourceOptions { path: "/todos/:id".into(), pagination_field: Some("page".into()), ..Default::default() };
 /// assert!(!opts.optimistic);
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct ResourceOptions {
     /// The path template of `get`, `update`, `partial_update` and `delete`; shortened for lists.
     pub path: String,
@@ -63,17 +63,6 @@ pub struct ResourceOptions {
     pub error_expiry_length: Option<Duration>,
     /// Stale data reads as `InvalidIfStale`.
     pub invalid_if_stale: bool,
-}
-
-impl fmt::Debug for ResourceOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResourceOptions")
-            .field("path", &self.path)
-            .field("url_prefix", &self.url_prefix)
-            .field("pagination_field", &self.pagination_field)
-            .field("optimistic", &self.optimistic)
-            .finish_non_exhaustive()
-    }
 }
 
 /// The standard members of one REST resource, built at run time (the seed's `createResource`).

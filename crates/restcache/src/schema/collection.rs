@@ -714,3 +714,9 @@ impl<L: ListSchema> Schema for Page<L> {
         L::refs(stored, sink);
     }
 }
+
+impl fmt::Debug for dyn CollectionPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("dyn CollectionPolicy")
+    }
+}
