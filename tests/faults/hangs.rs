@@ -110,6 +110,26 @@ async fn r_req_5_timeout_none_turns_the_timeout_off() {
     );
 }
 
+/// A timeout past any instant the clock can name (`Duration::MAX`, "forever") never fires: the
+/// fetch completes as without a timeout.
+#[tokio::test]
+async fn r_req_5_a_timeout_longer_than_the_clock_reaches_never_fires() {
+    let server = DemoServer::start_on_thread().unwrap();
+    let ctrl = Controller::builder()
+        .base_url(server.base_url())
+        .client(client())
+        .timeout(Duration::MAX)
+        .build()
+        .unwrap();
+    // The clock runs in real time here: a fetch that hangs fails the test after a minute.
+    let fetch = ctrl.fetch(&todos().get(), params! { id: ID }).into_future();
+    let todo = tokio::time::timeout(Duration::from_secs(60), fetch)
+        .await
+        .expect("the fetch did not complete")
+        .unwrap();
+    assert_eq!(todo.id, ID);
+}
+
 /// Each hop of a redirect chain takes 20 s of the test's clock (held at the server while the
 /// clock is moved on). The timeout bounds the fetch as a whole, so it fires during the second
 /// hop, 30 s after the fetch started; a timeout per hop would let every hop take 20 s and the

@@ -158,31 +158,15 @@ pub(crate) async fn sleep_until(at: Instant) {
     }
 }
 
-/// Lets the runtime run other tasks before this one goes on.
-pub(crate) async fn yield_now() {
-    let mut yielded = false;
-    std::future::poll_fn(|cx| {
-        if std::mem::replace(&mut yielded, true) {
-            std::task::Poll::Ready(())
-        } else {
-            cx.waker().wake_by_ref();
-            std::task::Poll::Pending
-        }
-    })
-    .await;
-}
-
-/// `work`'s output, or `None` if it did not finish within `limit`.
+/// `work`'s output, or `None` if it did not finish within `limit`. A limit past every instant
+/// the clock can name (`Duration::MAX`) never fires.
 pub(crate) async fn timeout<F: Future>(limit: Duration, work: F) -> Option<F::Output> {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        tokio::time::timeout(limit, work).await.ok()
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        tokio::select! {
-            done = work => Some(done),
-            () = sleep_until(Instant::now() + limit) => None,
-        }
+    let Some(deadline) = Instant::now().checked_add(limit) else {
+        return Some(work.await);
+    };
+    tokio::select! {
+        biased;
+        done = work => Some(done),
+        () = sleep_until(deadline) => None,
     }
 }

@@ -40,7 +40,7 @@ async fn collect_loop(inner: Weak<Inner>, every: Duration) {
                 break;
             }
             drop(ctrl);
-            rt::yield_now().await;
+            tokio::task::yield_now().await;
         }
     }
 }
