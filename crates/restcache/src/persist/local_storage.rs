@@ -36,18 +36,16 @@ pub struct LocalStoragePersister {
     next: u64,
 }
 
-/// One `localStorage` entry, as read back.
-#[derive(Deserialize)]
-struct Entry {
+/// One `localStorage` entry: a `Change` as read back, a `&Change` as written.
+#[derive(Serialize, Deserialize)]
+struct Entry<C> {
     place: u64,
-    change: Change,
+    change: C,
 }
 
-/// One `localStorage` entry, as written.
-#[derive(Serialize)]
-struct EntryRef<'c> {
-    place: u64,
-    change: &'c Change,
+/// A failure `localStorage` reported.
+fn js_err(e: impl std::fmt::Debug) -> Error {
+    failed("localStorage", format!("{e:?}"))
 }
 
 impl LocalStoragePersister {
@@ -65,14 +63,14 @@ impl LocalStoragePersister {
         match window.local_storage() {
             Ok(Some(storage)) => Ok(storage),
             Ok(None) => Err(failed("localStorage", "not available")),
-            Err(e) => Err(failed("localStorage", format!("{e:?}"))),
+            Err(e) => Err(js_err(e)),
         }
     }
 
     /// The names of this persister's entries: its prefix, then a slot (`row/…` or `key/…`), so
     /// the prefix `app` leaves the entries of `app2` alone.
     fn names(storage: &web_sys::Storage, prefix: &str) -> Result<Vec<String>, Error> {
-        let len = storage.length().map_err(|e| failed("localStorage", format!("{e:?}")))?;
+        let len = storage.length().map_err(js_err)?;
         let ours = |name: &String| {
             name.strip_prefix(prefix)
                 .is_some_and(|slot| slot.starts_with("row/") || slot.starts_with("key/"))
@@ -86,9 +84,7 @@ impl LocalStoragePersister {
     /// Removes every entry of this persister.
     fn clear(&mut self, storage: &web_sys::Storage) -> Result<(), Error> {
         for name in Self::names(storage, &self.prefix)? {
-            storage
-                .remove_item(&name)
-                .map_err(|e| failed("localStorage", format!("{e:?}")))?;
+            storage.remove_item(&name).map_err(js_err)?;
         }
         self.places.clear();
         Ok(())
@@ -97,20 +93,20 @@ impl LocalStoragePersister {
     /// Gives `slot` the place `place`: its entry, if saved, and the entry it is saved to next.
     fn move_to(&mut self, storage: &web_sys::Storage, slot: &str, place: u64) -> Result<(), Error> {
         self.places.insert(slot.to_owned(), place);
-        let name = format!("{}{slot}", self.prefix);
-        let Some(text) = storage.get_item(&name).ok().flatten() else {
+        let Some(text) = storage.get_item(&format!("{}{slot}", self.prefix)).ok().flatten() else {
             return Ok(());
         };
-        let Ok(entry) = serde_json::from_str::<Entry>(&text) else {
+        let Ok(entry) = serde_json::from_str::<Entry<Change>>(&text) else {
             return Ok(());
         };
-        let entry = EntryRef {
-            place,
-            change: &entry.change,
-        };
-        let text = serde_json::to_string(&entry).expect("an entry is JSON");
+        self.put(storage, slot, place, &entry.change)
+    }
+
+    /// Writes `change`'s entry at `place`.
+    fn put(&self, storage: &web_sys::Storage, slot: &str, place: u64, change: &Change) -> Result<(), Error> {
+        let text = serde_json::to_string(&Entry { place, change }).expect("an entry is JSON");
         storage
-            .set_item(&name, &text)
+            .set_item(&format!("{}{slot}", self.prefix), &text)
             .map_err(|e| failed("localStorage is full or refused the entry", format!("{e:?}")))
     }
 
@@ -126,9 +122,7 @@ impl LocalStoragePersister {
             }
             let slot = change.slot();
             if change.is_removal() {
-                storage
-                    .remove_item(&format!("{}{slot}", self.prefix))
-                    .map_err(|e| failed("localStorage", format!("{e:?}")))?;
+                storage.remove_item(&format!("{}{slot}", self.prefix)).map_err(js_err)?;
                 let place = self.places.remove(&slot);
                 // The row that took a collected row's place takes its place here too.
                 if let (Some(place), Some(moved)) = (place, change.moved_slot()) {
@@ -140,11 +134,7 @@ impl LocalStoragePersister {
                 self.next += 1;
                 self.next
             });
-            let entry = EntryRef { place, change };
-            let text = serde_json::to_string(&entry).expect("an entry is JSON");
-            storage
-                .set_item(&format!("{}{slot}", self.prefix), &text)
-                .map_err(|e| failed("localStorage is full or refused the entry", format!("{e:?}")))?;
+            self.put(storage, &slot, place, change)?;
         }
         Ok(())
     }
@@ -157,7 +147,7 @@ impl Persister for LocalStoragePersister {
         for name in Self::names(&storage, &self.prefix)? {
             let text = storage.get_item(&name).ok().flatten().unwrap_or_default();
             // An entry that does not read (another version's, say) is left out.
-            if let Ok(entry) = serde_json::from_str::<Entry>(&text) {
+            if let Ok(entry) = serde_json::from_str::<Entry<Change>>(&text) {
                 entries.push(entry);
             }
         }
@@ -182,9 +172,7 @@ impl Persister for LocalStoragePersister {
         for name in Self::names(&storage, &self.prefix)? {
             let slot = &name[self.prefix.len()..];
             if !slots.contains(slot) {
-                storage
-                    .remove_item(&name)
-                    .map_err(|e| failed("localStorage", format!("{e:?}")))?;
+                storage.remove_item(&name).map_err(js_err)?;
                 self.places.remove(slot);
             }
         }
