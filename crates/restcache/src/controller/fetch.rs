@@ -1,12 +1,14 @@
 //! `ctrl.fetch(&endpoint, args).body(&b).await` (R-FETCH-1..5).
 
 use std::any::{Any, TypeId};
+use std::collections::HashMap;
 use std::future::IntoFuture;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::rt::Instant;
+use parking_lot::MutexGuard;
 use reqwest::Method;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -165,26 +167,7 @@ impl<S: Schema, B> FetchRequest<S, B> {
         self.body = Some(bounded_value::to_value(body).map_err(Refused::of_body));
         self
     }
-}
 
-impl<S: Schema, B> IntoFuture for FetchRequest<S, B> {
-    type Output = Result<Arc<S::Output>, Error>;
-    type IntoFuture = BoxFuture<'static, Self::Output>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        let FetchRequest {
-            ctrl, cfg, args, body, ..
-        } = self;
-        Box::pin(async move {
-            let req = Prepared::new(cfg, args?, body.transpose()?)?;
-            settled::<S>(ctrl.start::<S>(req, Reader::Waits))
-                .await
-                .map(|(data, _)| data)
-        })
-    }
-}
-
-impl<S: Schema, B> FetchRequest<S, B> {
     /// Resolves to the data and the head of the response it came from: its status and
     /// headers (`X-Total-Count`, `Link`, …). A GET that joined one in flight gets that
     /// response's head.
@@ -209,16 +192,35 @@ impl<S: Schema, B> FetchRequest<S, B> {
     /// # }
     /// ```
     pub fn with_response(self) -> BoxFuture<'static, Result<FetchResponse<S::Output>, Error>> {
-        let FetchRequest {
-            ctrl, cfg, args, body, ..
-        } = self;
+        let (ctrl, req) = self.prepare();
         Box::pin(async move {
-            let req = Prepared::new(cfg, args?, body.transpose()?)?;
-            let (data, head) = settled::<S>(ctrl.start::<S>(req, Reader::Waits)).await?;
+            let (data, head) = settled::<S>(ctrl.start::<S>(req?, Reader::Waits)).await?;
             let head = head.ok_or_else(|| Error::InvalidConfig {
                 reason: "a fetch settled without a response".into(),
             })?;
             Ok(FetchResponse { data, head })
+        })
+    }
+
+    /// The Controller and the prepared request, taken out before the future so it holds no `B`.
+    fn prepare(self) -> (Controller, Result<Prepared, Error>) {
+        let req = self
+            .args
+            .and_then(|args| Prepared::new(self.cfg, args, self.body.transpose()?));
+        (self.ctrl, req)
+    }
+}
+
+impl<S: Schema, B> IntoFuture for FetchRequest<S, B> {
+    type Output = Result<Arc<S::Output>, Error>;
+    type IntoFuture = BoxFuture<'static, Self::Output>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        let (ctrl, req) = self.prepare();
+        Box::pin(async move {
+            settled::<S>(ctrl.start::<S>(req?, Reader::Waits))
+                .await
+                .map(|(data, _)| data)
         })
     }
 }
@@ -362,12 +364,7 @@ impl Controller {
                 }
             };
             if shared {
-                let mut flights = ctrl.inner.in_flight.lock();
-                if flights.get(&flight_key).is_some_and(|f| f.id == id) {
-                    flights.remove(&flight_key);
-                }
-                drop(flights);
-                ctrl.flights_changed();
+                ctrl.land(ctrl.inner.in_flight.lock(), &flight_key, id);
             }
             // Every waiter is resolved after the commit (R-FETCH-1 step 8).
             settle.send_replace(Some(result));
@@ -384,16 +381,21 @@ impl Controller {
             if detached.load(Ordering::Relaxed) {
                 return std::future::pending().await;
             }
-            let mut flights = self.inner.in_flight.lock();
+            let flights = self.inner.in_flight.lock();
             if settle.receiver_count() == 0 {
-                if flights.get(flight_key).is_some_and(|f| f.id == id) {
-                    flights.remove(flight_key);
-                }
-                drop(flights);
-                self.flights_changed();
-                return;
+                return self.land(flights, flight_key, id);
             }
         }
+    }
+
+    /// Takes the GET `id` out of `flights` (unless another took its place since), then
+    /// announces it.
+    fn land(&self, mut flights: MutexGuard<'_, HashMap<FlightKey, Flight>>, flight_key: &FlightKey, id: u64) {
+        if flights.get(flight_key).is_some_and(|f| f.id == id) {
+            flights.remove(flight_key);
+        }
+        drop(flights);
+        self.flights_changed();
     }
 
     /// R-FETCH-1 step 3: the optimistic layer of a mutation, from the moment it starts. None if
@@ -493,7 +495,7 @@ impl Controller {
                     // Reported after the schema check, as under the lock.
                     Err(e) => store.check_schema::<S>().and(Err(e)),
                 }
-                .map_err(|e| fetched.blame(e).with_url(&req.url))
+                .map_err(|e| fetched.blame(e))
                 .map(|value| (value, fetched.head))
             });
             rolled_back = layer.is_some() && written.is_err();
