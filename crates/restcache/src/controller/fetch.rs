@@ -97,7 +97,7 @@ impl Prepared {
     pub fn new(cfg: Arc<EndpointConfig>, args: Map<String, Value>, body: Option<Value>) -> Result<Self, Error> {
         let url = cfg.url(&args)?;
         let key = cfg.key(&args)?;
-        if body.is_some() && (cfg.method == Method::GET || cfg.method == Method::HEAD) {
+        if body.is_some() && cfg.is_read() {
             return Err(Error::InvalidArgs {
                 reason: format!("a {} request cannot carry a body", cfg.method),
             });
@@ -456,11 +456,7 @@ impl Controller {
         // A read is ordered by when it started; a mutation by when its answer arrived, so that
         // no read that was in flight alongside it, whatever it saw, overrides its effect
         // (R-NORM-7).
-        let ordered_at = if is_read(&req.cfg.method) {
-            started
-        } else {
-            Instant::now()
-        };
+        let ordered_at = if req.cfg.is_read() { started } else { Instant::now() };
         let write_args = Value::Object(req.cfg.write_args(&req.args).unwrap_or_else(|| req.args.clone()));
         let mut opts = WriteOptions::new()
             .fetched_at(ordered_at)
@@ -526,9 +522,4 @@ impl Controller {
         span.record("duration_ms", started.elapsed().as_millis() as u64);
         outcome
     }
-}
-
-/// Whether `method` only reads: GET and HEAD.
-fn is_read(method: &Method) -> bool {
-    *method == Method::GET || *method == Method::HEAD
 }

@@ -4,7 +4,6 @@
 use std::any::TypeId;
 use std::sync::Arc;
 
-use reqwest::Method;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -145,13 +144,7 @@ impl Controller {
         args: impl Serialize,
     ) -> Result<ReadStatus<S::Output>, Error> {
         let cfg = &ep.cfg;
-        if cfg.method != Method::GET {
-            let reason = format!(
-                "{} is a {} member; only GET members have a read status",
-                cfg.name, cfg.method
-            );
-            return Err(Error::InvalidConfig { reason });
-        }
+        cfg.require_get("have a read status")?;
         let args = args_map(&args)?;
         let (key, url) = (cfg.key(&args)?, cfg.url(&args)?);
         self.read_status::<S>(cfg, &args, &key, url)

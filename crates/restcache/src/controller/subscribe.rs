@@ -10,7 +10,6 @@ use std::task::{Context, Poll, ready};
 
 use crate::rt::Instant;
 use futures_core::Stream;
-use reqwest::Method;
 use serde::Serialize;
 use tokio::sync::watch;
 
@@ -409,13 +408,7 @@ impl Controller {
             Err(e) => return refused(e),
         };
         let req = args.and_then(|args| {
-            if cfg.method != Method::GET {
-                let reason = format!(
-                    "{} is a {} member; only GET members can be subscribed",
-                    cfg.name, cfg.method
-                );
-                return Err(Error::InvalidConfig { reason });
-            }
+            cfg.require_get("can be subscribed")?;
             Prepared::new(Arc::clone(&cfg), args, None)
         });
         let req = match req {

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use crate::rt::Instant;
-use reqwest::Method;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -47,9 +46,8 @@ impl Controller {
         args: &Map<String, Value>,
         may_fetch: bool,
     ) -> (Result<Arc<S::Output>, Error>, bool) {
-        if cfg.method != Method::GET {
-            let reason = format!("{} is a {} member; only GET members can be read", cfg.name, cfg.method);
-            return (Err(Error::InvalidConfig { reason }), false);
+        if let Err(e) = cfg.require_get("can be read") {
+            return (Err(e), false);
         }
         let key = match cfg.key(args) {
             Ok(k) => k,

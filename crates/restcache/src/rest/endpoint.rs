@@ -194,6 +194,20 @@ impl EndpointConfig {
         Ok(c)
     }
 
+    /// Whether the method only reads: GET or HEAD.
+    pub fn is_read(&self) -> bool {
+        self.method == Method::GET || self.method == Method::HEAD
+    }
+
+    /// `Error::InvalidConfig` unless the member is a GET: "only GET members {what}".
+    pub fn require_get(&self, what: &str) -> Result<(), Error> {
+        if self.method == Method::GET {
+            return Ok(());
+        }
+        let reason = format!("{} is a {} member; only GET members {what}", self.name, self.method);
+        Err(Error::InvalidConfig { reason })
+    }
+
     /// `url_prefix + rendered path + query` (R-URL-1), leaving out `without`.
     pub fn url_with(&self, args: &Map<String, Value>, without: Option<&str>) -> Result<String, Error> {
         match without {

@@ -229,7 +229,7 @@ impl Http {
     /// that may pass, as the retry policy says: the endpoint's, else the Controller's for a
     /// GET or HEAD, else none.
     async fn attempts(&self, out: &Outgoing<'_>, start: &Url, at: &mut Url) -> Result<Fetched, Error> {
-        let reads = out.cfg.method == Method::GET || out.cfg.method == Method::HEAD;
+        let reads = out.cfg.is_read();
         let policy = out.cfg.retry.unwrap_or(if reads { self.retry } else { Retry::never() });
         // The one retry a response hook may ask for, over all attempts.
         let mut hook_retried = false;
