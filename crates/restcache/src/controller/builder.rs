@@ -3,12 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::Url;
-
 use super::Controller;
 use crate::error::Error;
 use crate::persist::Persister;
-use crate::rest::http::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, Http, Jar};
+use crate::rest::http::{DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, Http, Jar, http_url};
 use crate::rest::{Credentials, EndpointHooks, Retry};
 use crate::store::{GcPolicy, Schemas, Store};
 
@@ -239,14 +237,9 @@ impl ControllerBuilder {
             });
         }
         let base_url = match self.base_url {
-            Some(u) => match Url::parse(&u) {
-                Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Some(url),
-                _ => {
-                    return Err(Error::InvalidConfig {
-                        reason: format!("base_url {u:?} is not an absolute http(s) URL"),
-                    });
-                }
-            },
+            Some(u) => Some(http_url(&u).ok_or_else(|| Error::InvalidConfig {
+                reason: format!("base_url {u:?} is not an absolute http(s) URL"),
+            })?),
             None => None,
         };
         let client = match self.client {

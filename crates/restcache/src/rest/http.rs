@@ -158,6 +158,19 @@ fn redirected_method(status: u16, method: &Method) -> Method {
     if to_get { Method::GET } else { method.clone() }
 }
 
+/// Whether `url` starts with `http://` or `https://`, in any case.
+fn is_absolute(url: &str) -> bool {
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+/// `url`, if it is an absolute http(s) URL.
+pub(crate) fn http_url(url: &str) -> Option<Url> {
+    Url::parse(url)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
+}
+
 fn is_credential(name: &reqwest::header::HeaderName, value: &HeaderValue) -> bool {
     name == AUTHORIZATION || name == PROXY_AUTHORIZATION || name == COOKIE || value.is_sensitive()
 }
@@ -165,8 +178,7 @@ fn is_credential(name: &reqwest::header::HeaderName, value: &HeaderValue) -> boo
 impl Http {
     /// The absolute URL of a request (R-REQ-2).
     pub fn absolute(&self, url: &str) -> Result<Url, Error> {
-        let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
-        let full = if lower.starts_with("http://") || lower.starts_with("https://") {
+        let full = if is_absolute(url) {
             url.to_owned()
         } else if let Some(base) = &self.base_url {
             let base = base.as_str().trim_end_matches('/');
@@ -180,24 +192,17 @@ impl Http {
                 reason: format!("relative URL {url:?} and no base_url"),
             });
         };
-        match Url::parse(&full) {
-            Ok(u) if matches!(u.scheme(), "http" | "https") && u.has_host() => Ok(u),
-            _ => Err(Error::InvalidConfig {
-                reason: format!("{full:?} is not an absolute http(s) URL"),
-            }),
-        }
+        http_url(&full).ok_or_else(|| Error::InvalidConfig {
+            reason: format!("{full:?} is not an absolute http(s) URL"),
+        })
     }
 
     /// The origin credentials belong to: `base_url`, else an absolute `url_prefix` (R-REQ-4).
     fn home_origin(&self, cfg: &EndpointConfig) -> Option<Origin> {
-        if let Some(base) = &self.base_url {
-            return Some(origin(base));
-        }
-        let prefix = cfg.url_prefix.get(..8).unwrap_or(&cfg.url_prefix).to_ascii_lowercase();
-        if prefix.starts_with("http://") || prefix.starts_with("https://") {
-            Url::parse(&cfg.url_prefix).ok().map(|u| origin(&u))
-        } else {
-            None
+        match &self.base_url {
+            Some(base) => Some(origin(base)),
+            None if is_absolute(&cfg.url_prefix) => Url::parse(&cfg.url_prefix).ok().map(|u| origin(&u)),
+            None => None,
         }
     }
 
