@@ -5,11 +5,11 @@ use std::any::TypeId;
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 use super::Controller;
+use super::fetch::Prepared;
 use crate::error::Error;
-use crate::rest::{EndpointConfig, RestEndpoint};
+use crate::rest::RestEndpoint;
 use crate::schema::Schema;
 use crate::store::{ExpiryStatus, args_map};
 
@@ -145,27 +145,19 @@ impl Controller {
     ) -> Result<ReadStatus<S::Output>, Error> {
         let cfg = &ep.cfg;
         cfg.require_get("have a read status")?;
-        let args = args_map(&args)?;
-        let (key, url) = (cfg.key(&args)?, cfg.url(&args)?);
-        self.read_status::<S>(cfg, &args, &key, url)
+        self.read_status::<S>(&Prepared::new(Arc::clone(cfg), args_map(&args)?, None)?)
     }
 
     /// [`status`](Self::status) of a GET whose key and URL are built (a live view reads it
     /// after every change, so it builds them once).
-    pub(crate) fn read_status<S: Schema>(
-        &self,
-        cfg: &EndpointConfig,
-        args: &Map<String, Value>,
-        key: &str,
-        url: String,
-    ) -> Result<ReadStatus<S::Output>, Error> {
-        let flight_key = (url, TypeId::of::<S>());
+    pub(crate) fn read_status<S: Schema>(&self, req: &Prepared) -> Result<ReadStatus<S::Output>, Error> {
+        let flight_key = (req.url.clone(), TypeId::of::<S>());
         // Flights, then the store: the order `start` takes them in.
         let flights = self.inner.in_flight.lock();
         let store = self.inner.store.lock();
         // A flight from before a reset is not one a read would join (R-EXP-5).
         let fetching = flights.get(&flight_key).is_some_and(|f| f.epoch() == store.epoch());
-        let read = store.get_response_with::<S>(key, args, cfg.invalid_if_stale)?;
+        let read = store.get_response_with::<S>(&req.key, &req.args, req.cfg.invalid_if_stale)?;
         drop(store);
         drop(flights);
         // What `suspense` would serve: usable data, unless a hard error hides it (R-POL-2).

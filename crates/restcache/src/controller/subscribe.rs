@@ -423,7 +423,7 @@ impl Controller {
         let status_of: StatusOf<S::Output> = {
             let (ctrl, req) = (self.clone(), req.clone());
             Box::new(move || {
-                ctrl.read_status::<S>(&req.cfg, &req.args, &req.key, req.url.clone())
+                ctrl.read_status::<S>(&req)
                     .unwrap_or_else(|error| ReadStatus::Error { error, data: None })
             })
         };
