@@ -124,10 +124,9 @@ impl Controller {
     /// If the TLS backend cannot be initialized, like `reqwest::Client::new`; use
     /// [`builder`](Self::builder) to handle that as an error.
     pub fn new() -> Self {
-        match Self::builder().build() {
-            Ok(c) => c,
-            Err(e) => panic!("cannot build the default HTTP client: {e}"),
-        }
+        Self::builder()
+            .build()
+            .unwrap_or_else(|e| panic!("cannot build the default HTTP client: {e}"))
     }
 
     /// Configures a Controller: base URL, client, timeout, body limit, credentials.

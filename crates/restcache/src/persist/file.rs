@@ -61,9 +61,11 @@ impl FilePersister {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
 
+impl Persister for FilePersister {
     /// Opens the log, reads its changes, and cuts off a last line that a crash left torn.
-    fn open(&mut self) -> Result<Vec<Change>, Error> {
+    fn restore(&mut self) -> Result<Vec<Change>, Error> {
         let path = self.path.display();
         let mut file = OpenOptions::new()
             .read(true)
@@ -95,12 +97,6 @@ impl FilePersister {
         self.file = Some((file, sound as u64));
         Ok(changes)
     }
-}
-
-impl Persister for FilePersister {
-    fn restore(&mut self) -> Result<Vec<Change>, Error> {
-        self.open()
-    }
 
     /// Appends the changes' lines in one write. A write that fails is cut back off the log (or,
     /// if even that fails, the log is read again before the next save, which cuts it off), so
@@ -111,7 +107,7 @@ impl Persister for FilePersister {
             write_line(&mut lines, change)?;
         }
         if self.file.is_none() {
-            self.open()?;
+            self.restore()?;
         }
         let Some((file, len)) = self.file.as_mut() else {
             return Err(failed(&format!("{}", self.path.display()), "not open"));
