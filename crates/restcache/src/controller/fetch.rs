@@ -23,7 +23,7 @@ use crate::rest::http::Outgoing;
 use crate::rest::{BoxFuture, EndpointConfig, ResponseHead, RestEndpoint};
 use crate::rt::Spawner;
 use crate::schema::Schema;
-use crate::store::{ExpiryStatus, Layer, LayerSpec, Store, WriteOptions};
+use crate::store::{Layer, LayerSpec, Store, WriteOptions};
 
 /// What a fetch settles with: the value it described, type-erased, and the head of the
 /// response (none when the cache answered), or its error.
@@ -283,10 +283,11 @@ impl Controller {
             let r = store
                 .get_response_with::<S>(&req.key, &req.args, req.cfg.invalid_if_stale)
                 .ok()?;
-            let fresh = r.status != ExpiryStatus::Invalid && r.error.is_none() && !r.is_stale(Instant::now());
-            let data = r.data.filter(|_| fresh)?;
+            let data = r
+                .usable()
+                .filter(|_| r.error.is_none() && !r.is_stale(Instant::now()))?;
             Some(Ok(Settled {
-                value: data as Arc<dyn Any + Send + Sync>,
+                value: Arc::clone(data) as Arc<dyn Any + Send + Sync>,
                 head: None,
             }))
         })

@@ -11,7 +11,7 @@ use super::fetch::Prepared;
 use crate::error::Error;
 use crate::rest::RestEndpoint;
 use crate::schema::Schema;
-use crate::store::{ExpiryStatus, args_map};
+use crate::store::args_map;
 
 /// What a view can show for one endpoint and args: nothing yet, data, stale data being
 /// refetched, or an error (with the data the error policy keeps). Returned by
@@ -161,10 +161,7 @@ impl Controller {
         drop(store);
         drop(flights);
         // What `suspense` would serve: usable data, unless a hard error hides it (R-POL-2).
-        let shown = read
-            .data
-            .filter(|_| read.status != ExpiryStatus::Invalid)
-            .filter(|_| read.error.as_ref().is_none_or(Error::is_soft));
+        let shown = read.usable().cloned();
         Ok(match (shown, read.error) {
             (Some(data), _) if fetching => ReadStatus::Fetching(data),
             (None, _) if fetching => ReadStatus::Loading,

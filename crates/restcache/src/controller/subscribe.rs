@@ -20,7 +20,7 @@ use crate::error::Error;
 use crate::rest::RestEndpoint;
 use crate::rt::{Spawner, Task};
 use crate::schema::Schema;
-use crate::store::{ExpiryStatus, args_map};
+use crate::store::args_map;
 
 /// What the subscription's task publishes: its latest item, numbered, and the store version
 /// it read it at.
@@ -446,9 +446,7 @@ fn revalidate<S: Schema>(req: Prepared) -> Revalidate {
             .store
             .lock()
             .get_response_with::<S>(&req.key, &req.args, req.cfg.invalid_if_stale);
-        let stale = read.is_ok_and(|r| {
-            r.data.is_some() && r.error.is_none() && r.status != ExpiryStatus::Invalid && r.is_stale(Instant::now())
-        });
+        let stale = read.is_ok_and(|r| r.usable().is_some() && r.error.is_none() && r.is_stale(Instant::now()));
         if stale {
             drop(ctrl.start_read::<S>(req.clone(), Reader::Detached));
         }

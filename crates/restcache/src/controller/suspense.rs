@@ -101,12 +101,9 @@ impl Controller {
                     waited = true;
                 }
             }
-            if let Some(e) = r.error
-                && (!e.is_soft() || r.data.is_none())
-            {
-                return (Err(e), waited);
-            }
-            return (r.data.ok_or(Error::Invalidated { key }), waited);
+            // Not invalid here: an invalid read fetched above, or returned.
+            let served = r.usable().cloned();
+            return (served.ok_or(r.error.unwrap_or(Error::Invalidated { key })), waited);
         }
     }
 }

@@ -93,6 +93,12 @@ impl<T> Cached<T> {
     pub fn is_stale(&self, now: Instant) -> bool {
         self.expires_at.is_none_or(|at| now > at)
     }
+
+    /// The data a read serves: none when the read is invalid or a hard error hides it (R-POL-2).
+    pub(crate) fn usable(&self) -> Option<&Arc<T>> {
+        let shown = self.status != ExpiryStatus::Invalid && self.error.as_ref().is_none_or(Error::is_soft);
+        self.data.as_ref().filter(|_| shown)
+    }
 }
 
 /// The meta of one endpoint key (R-STORE-1).
