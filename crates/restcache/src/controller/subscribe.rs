@@ -99,16 +99,15 @@ pub struct Subscription<T> {
     state: watch::Receiver<State<T>>,
     /// The number of the last item taken.
     taken: u64,
-    /// The Controller's change counter; `None` when no task follows the read.
-    changes: Option<watch::Receiver<u64>>,
+    /// The Controller's change counter, and its counter of flights starting or stopping, which
+    /// wake [`next_status`](Self::next_status); `None` when no task follows the read. `take`
+    /// only `borrow`s the first, so `next_status` marking it seen changes nothing there.
+    changes: Option<(watch::Receiver<u64>, watch::Receiver<u64>)>,
     /// Waits for the task's next publication (see `poll_next`).
     changed: Option<Changed>,
     task: Option<Task>,
     _poll: Option<PollGuard>,
     status_of: StatusOf<T>,
-    /// What wakes [`next_status`](Self::next_status): store changes and flights starting or
-    /// stopping. `None` when nothing will change.
-    status_changes: Option<(watch::Receiver<u64>, watch::Receiver<u64>)>,
     /// The last status yielded by `next_status`.
     shown: Option<ReadStatus<T>>,
     _live: Option<LiveGuard>,
@@ -237,7 +236,7 @@ impl<T: Send + Sync + 'static> Subscription<T> {
             if let Some(status) = self.try_next_status() {
                 return Some(status);
             }
-            let (changes, flights) = self.status_changes.as_mut()?;
+            let (changes, flights) = self.changes.as_mut()?;
             let open = tokio::select! {
                 changed = changes.changed() => changed.is_ok(),
                 changed = flights.changed() => changed.is_ok(),
@@ -262,7 +261,7 @@ impl<T: Send + Sync + 'static> Subscription<T> {
     /// # }
     /// ```
     pub fn try_next_status(&mut self) -> Option<ReadStatus<T>> {
-        if let Some((changes, flights)) = &mut self.status_changes {
+        if let Some((changes, flights)) = &mut self.changes {
             // Seen before reading, so a change after the read wakes `next_status`.
             changes.borrow_and_update();
             flights.borrow_and_update();
@@ -282,7 +281,7 @@ impl<T: Send + Sync + 'static> Subscription<T> {
         let caught_up = self
             .changes
             .as_ref()
-            .is_none_or(|changes| *changes.borrow() == state.evaluated_at);
+            .is_none_or(|(changes, _)| *changes.borrow() == state.evaluated_at);
         if state.number == self.taken || !(caught_up || ended) {
             return None;
         }
@@ -429,8 +428,7 @@ impl Controller {
         };
         let live = LiveGuard::new(self, id, &req.key, revalidate::<S>(req.clone()));
         let mut sub = Subscription::new(state, status_of);
-        sub.changes = Some(self.inner.changes.subscribe());
-        sub.status_changes = Some((self.inner.changes.subscribe(), self.inner.flights_changed.subscribe()));
+        sub.changes = Some((self.inner.changes.subscribe(), self.inner.flights_changed.subscribe()));
         sub.task = Some(spawner.spawn(follow::<S>(self.clone(), req, tx)));
         sub._poll = poll;
         sub._live = Some(live);
@@ -464,7 +462,6 @@ impl<T> Subscription<T> {
             task: None,
             _poll: None,
             status_of,
-            status_changes: None,
             shown: None,
             _live: None,
         }
