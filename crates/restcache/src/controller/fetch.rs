@@ -56,7 +56,6 @@ pub(crate) enum Reader {
 pub(crate) struct Flight {
     id: u64,
     epoch: u64,
-    /// The request key it will write.
     key: String,
     settle: Arc<Settle>,
     /// Set once a detached reader shares the flight: it is then never abandoned.
@@ -71,7 +70,6 @@ impl Flight {
         self.cancel.notify_one();
     }
 
-    /// The request key it will write.
     pub(crate) fn key(&self) -> &str {
         &self.key
     }

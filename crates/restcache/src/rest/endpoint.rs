@@ -217,7 +217,6 @@ impl EndpointConfig {
         .map_err(render_error)
     }
 
-    /// The request URL.
     pub fn url(&self, args: &Map<String, Value>) -> Result<String, Error> {
         self.url_with(args, None)
     }

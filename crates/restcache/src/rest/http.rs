@@ -36,7 +36,6 @@ fn origin(url: &Url) -> Origin {
     )
 }
 
-/// Where the Controller keeps cookies, when it keeps them.
 #[cfg(all(feature = "cookies", not(target_arch = "wasm32")))]
 pub(crate) type Jar = Arc<dyn reqwest::cookie::CookieStore>;
 /// Cookies need the `cookies` feature.
@@ -91,7 +90,6 @@ pub(crate) struct Fetched {
     /// The URL that answered, after redirects.
     pub url: String,
     pub content_type: Option<String>,
-    /// The response's status and headers.
     pub head: ResponseHead,
 }
 
@@ -425,7 +423,6 @@ impl Http {
     }
 
     #[cfg(not(target_arch = "wasm32"))]
-    /// Adds the jar's cookies for `url` to the `Cookie` header.
     fn add_jar_cookies(&self, headers: &mut HeaderMap, url: &Url) {
         #[cfg(feature = "cookies")]
         if let Some(jar) = &self.jar
@@ -447,7 +444,6 @@ impl Http {
     }
 
     #[cfg(not(target_arch = "wasm32"))]
-    /// Stores the response's `Set-Cookie` headers in the jar.
     fn store_cookies(&self, response: &reqwest::Response, url: &Url) {
         #[cfg(feature = "cookies")]
         if let Some(jar) = &self.jar {

@@ -174,7 +174,6 @@ impl Store {
         tables.map_or(0, |t| t.iter().map(|(_, t)| t.rows.len()).sum())
     }
 
-    /// The tables reads see.
     pub(crate) fn read_tables(&self) -> Layered<'_> {
         Layered {
             base: &self.tables,

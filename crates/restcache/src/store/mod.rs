@@ -298,7 +298,6 @@ pub(crate) fn get_hashed<'m, V>(map: &'m KeyMap<V>, hash: u64, key: &str) -> Opt
     map.raw_entry_v1().from_hash(hash, |k| k == key).map(|(_, v)| v)
 }
 
-/// [`get_hashed`], to change.
 pub(crate) fn get_hashed_mut<'m, V>(map: &'m mut KeyMap<V>, hash: u64, key: &str) -> Option<&'m mut V> {
     match map.raw_entry_mut_v1().from_key_hashed_nocheck(hash, key) {
         RawEntryMut::Occupied(o) => Some(o.into_mut()),

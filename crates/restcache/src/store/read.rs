@@ -69,7 +69,6 @@ impl MemoEntry {
     }
 }
 
-/// What a read answers: its data, and its [`View`].
 type Answer<T> = (Option<Arc<T>>, View);
 
 /// What a read answers besides its data, from the key's meta (R-GET-4): the same until the store
@@ -181,7 +180,6 @@ impl Store {
         })
     }
 
-    /// The [`View`] of a read of `key` that found `read`.
     fn view<T>(&self, key: &str, hash: u64, read: &Read<T>) -> View {
         let meta = get_hashed(&self.meta, hash, key);
         View {
