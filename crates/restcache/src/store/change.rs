@@ -10,12 +10,12 @@ use serde_json::Value;
 
 use super::snapshot::{
     EndpointSnapshot, FORMAT, Hydrated, RecordOf, RecordSnapshot, Replay, ResultSnapshot, RowSnapshot, Schemas,
-    Snapshot, TableSnapshot, endpoint, invalid,
+    Snapshot, TableSnapshot, endpoint, invalid, read_record,
 };
 use super::{EndpointMeta, Store, StoredResult};
 use crate::error::Error;
 use crate::schema::Decoder;
-use crate::tables::{Record, Slot};
+use crate::tables::Slot;
 
 /// One change of a store's state, as a persister saves it (R-PERS-1): a row written, a key's
 /// result and meta written or removed, or everything cleared. Serde data, in any serde format
@@ -356,8 +356,14 @@ impl Store {
                         Some((name, decoder)) if name == table => (name, decoder),
                         _ => *last.insert(replay.table(&table)?),
                     };
-                    let record =
-                        read_text(record, decoder).map_err(|why| invalid(format!("row {pk:?} of {table:?} {why}")))?;
+                    // serde_json refuses text nested deeper than 128 levels.
+                    let record = read_record(
+                        (table, &pk),
+                        record,
+                        decoder,
+                        |text, _, decode| Ok(decode(&text)),
+                        |text| Ok(serde_json::from_str(&text).ok()),
+                    )?;
                     replay.row(table, pk, record, times, true)
                 })(),
                 ChangeKind::Forget { table, pk, .. } => {
@@ -387,23 +393,5 @@ impl Store {
             }
         }
         Ok((replay.finish(), dropped))
-    }
-}
-
-/// A record from its JSON text, by its table's decoder; the error says why it does not read back.
-/// serde_json refuses text nested deeper than 128 levels.
-fn read_text(record: RecordText, decoder: Decoder) -> Result<Record, String> {
-    match (record, decoder) {
-        (RecordText::Invalid, _) => Ok(Record::Invalid),
-        (RecordText::Entity(text), Decoder::Row { text: decode, .. }) => decode(&text)
-            .map(Record::Entity)
-            .ok_or_else(|| "does not read back as its entity's row".to_owned()),
-        (RecordText::List(text), Decoder::List(decode)) => serde_json::from_str(&text)
-            .ok()
-            .and_then(|json: Value| decode(&json))
-            .map(Record::List)
-            .ok_or_else(|| "is not a list of its collection's references".to_owned()),
-        (RecordText::Entity(_), Decoder::List(_)) => Err("is an entity in a collection table".to_owned()),
-        (RecordText::List(_), Decoder::Row { .. }) => Err("is a list in an entity table".to_owned()),
     }
 }

@@ -15,6 +15,7 @@ use super::write::shallow;
 use super::{EndpointMeta, KeyMap, Store, StoredResult};
 use crate::error::Error;
 use crate::json::MAX_INPUT_DEPTH;
+use crate::rows::Row;
 use crate::schema::{Decoder, Registry, Schema};
 use crate::tables::{EntityMeta, Record, RowMeta, Slot, Stamp, TableId, Tables};
 
@@ -310,6 +311,7 @@ impl Store {
         }
         let mut replay = Replay::new(schemas)?;
         let mut names = HashSet::new();
+        let check = |json| shallow(json).map_err(|at| format!("nests deeper than {MAX_INPUT_DEPTH} levels at {at:?}"));
         for TableSnapshot { name, rows } in tables {
             let (name, decoder) = replay.table(&name)?;
             if !names.insert(name) {
@@ -324,8 +326,13 @@ impl Store {
                     written_at,
                     expires_at,
                 } = row;
-                let record =
-                    read_record(record, decoder).map_err(|why| invalid(format!("row {pk:?} of {name:?} {why}")))?;
+                let record = read_record(
+                    (name, &pk),
+                    record,
+                    decoder,
+                    |json, decode, _| Ok(decode(&check(json)?)),
+                    |json| check(json).map(Some),
+                )?;
                 replay.row(name, pk, record, [fetched_at, written_at, expires_at], false)?;
             }
         }
@@ -509,24 +516,27 @@ impl<'s> Replay<'s> {
     }
 }
 
-/// A record from its snapshot, by its table's decoder; the error says why it does not read back.
-fn read_record(record: RecordSnapshot, decoder: Decoder) -> Result<Record, String> {
-    let check = |json| shallow(json).map_err(|at| format!("nests deeper than {MAX_INPUT_DEPTH} levels at {at:?}"));
-    match (record, decoder) {
-        (RecordSnapshot::Invalid, _) => Ok(Record::Invalid),
-        (RecordSnapshot::Entity(json), Decoder::Row { json: decode, .. }) => {
-            let json = check(json)?;
-            decode(&json)
-                .map(Record::Entity)
-                .ok_or_else(|| "does not read back as its entity's row".to_owned())
+/// Row `pk` of `table` by its table's decoder: an entity by `row` (given the decoder's
+/// functions from JSON and from JSON text), a list from the JSON `list` gives (`None`: the text
+/// is not JSON); the error says why it does not read back.
+pub(super) fn read_record<T>(
+    (table, pk): (&str, &str),
+    record: RecordOf<T>,
+    decoder: Decoder,
+    row: impl FnOnce(T, RowFrom<Value>, RowFrom<str>) -> Result<Option<Box<dyn Row>>, String>,
+    list: impl FnOnce(T) -> Result<Option<Value>, String>,
+) -> Result<Record, Error> {
+    let read = || match (record, decoder) {
+        (RecordOf::Invalid, _) => Ok(Record::Invalid),
+        (RecordOf::Entity(t), Decoder::Row { json, text }) => {
+            (row(t, json, text)?.map(Record::Entity)).ok_or_else(|| "does not read back as its entity's row".to_owned())
         }
-        (RecordSnapshot::List(json), Decoder::List(decode)) => {
-            let json = check(json)?;
-            decode(&json)
-                .map(Record::List)
-                .ok_or_else(|| "is not a list of its collection's references".to_owned())
-        }
-        (RecordSnapshot::Entity(_), Decoder::List(_)) => Err("is an entity in a collection table".to_owned()),
-        (RecordSnapshot::List(_), Decoder::Row { .. }) => Err("is a list in an entity table".to_owned()),
-    }
+        (RecordOf::List(t), Decoder::List(decode)) => (list(t)?.and_then(|json| decode(&json)).map(Record::List))
+            .ok_or_else(|| "is not a list of its collection's references".to_owned()),
+        (RecordOf::Entity(_), Decoder::List(_)) => Err("is an entity in a collection table".to_owned()),
+        (RecordOf::List(_), Decoder::Row { .. }) => Err("is a list in an entity table".to_owned()),
+    };
+    read().map_err(|why| invalid(format!("row {pk:?} of {table:?} {why}")))
 }
+
+type RowFrom<J> = fn(&J) -> Option<Box<dyn Row>>;
