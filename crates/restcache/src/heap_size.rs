@@ -8,6 +8,7 @@
 use std::fmt::{self, Display, Write as _};
 
 use serde::Serialize;
+use serde::de::value::Error;
 use serde::ser::{self, Serializer};
 
 /// The heap bytes `value` holds, estimated through its `Serialize` impl:
@@ -41,24 +42,6 @@ impl Count {
     }
 }
 
-/// The error a value's own `Serialize` impl may raise; its message is dropped unformatted.
-#[derive(Debug)]
-struct Stopped;
-
-impl Display for Stopped {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("serialization stopped")
-    }
-}
-
-impl std::error::Error for Stopped {}
-
-impl ser::Error for Stopped {
-    fn custom<M: Display>(_: M) -> Self {
-        Stopped
-    }
-}
-
 /// A `fmt::Write` that keeps only the length of what is written to it.
 struct Len<'a>(&'a mut Count);
 
@@ -69,7 +52,8 @@ impl fmt::Write for Len<'_> {
     }
 }
 
-type Done = Result<(), Stopped>;
+/// A value's own `Serialize` impl may raise an error, which only stops the walk.
+type Done = Result<(), Error>;
 
 /// Methods for what counts nothing: scalars, unit and `None` live inline in their parent.
 macro_rules! nothing {
@@ -81,13 +65,13 @@ macro_rules! nothing {
 /// Methods that open a sequence, map or struct; its parts are counted as they come.
 macro_rules! open {
     ($($method:ident($($arg:ty),*);)*) => {
-        $(fn $method(self, $(_: $arg),*) -> Result<Self, Stopped> { Ok(self) })*
+        $(fn $method(self, $(_: $arg),*) -> Result<Self, Error> { Ok(self) })*
     };
 }
 
 impl Serializer for &mut Count {
     type Ok = ();
-    type Error = Stopped;
+    type Error = Error;
     type SerializeSeq = Self;
     type SerializeTuple = Self;
     type SerializeTupleStruct = Self;
@@ -146,7 +130,7 @@ macro_rules! parts {
     ($($trait:ident { $($method:ident($($name:ty)?) counts $bytes:literal;)* })*) => {$(
         impl ser::$trait for &mut Count {
             type Ok = ();
-            type Error = Stopped;
+            type Error = Error;
             $(fn $method<T: Serialize + ?Sized>(&mut self, $(_: $name,)? part: &T) -> Done {
                 self.add($bytes);
                 part.serialize(&mut **self)

@@ -2,7 +2,6 @@
 //! (what serde writes for the field's value, without building a `Value`).
 
 use std::borrow::Cow;
-use std::fmt::Display;
 use std::hash::BuildHasher;
 use std::marker::PhantomData;
 use std::sync::LazyLock;
@@ -10,6 +9,7 @@ use std::sync::LazyLock;
 use foldhash::SharedSeed;
 use foldhash::quality::{FoldHasher, SeedableRandomState};
 use serde::Serialize;
+use serde::de::value::Error;
 use serde::ser::{self, Impossible, Serializer};
 use serde_json::Value;
 
@@ -124,25 +124,13 @@ pub(crate) fn pk_text<O: PkOut, T: Serialize + ?Sized>(value: &T) -> Option<O> {
 /// Serializes a scalar into its pk text, as an `O`; anything else is no pk.
 struct PkText<O>(PhantomData<O>);
 
-/// Not a pk: the value is a list, an object or another compound value.
-#[derive(Debug)]
-struct NotScalar;
-
-impl Display for NotScalar {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("not a scalar")
-    }
+/// Not a pk: the value is a list, an object or another compound value. The error is dropped,
+/// so it has no message, which costs no allocation.
+fn not_scalar<T>() -> Result<T, Error> {
+    Err(ser::Error::custom(""))
 }
 
-impl std::error::Error for NotScalar {}
-
-impl ser::Error for NotScalar {
-    fn custom<T: Display>(_: T) -> Self {
-        NotScalar
-    }
-}
-
-type Text<O> = Result<Option<O>, NotScalar>;
+type Text<O> = Result<Option<O>, Error>;
 
 fn number<O: PkOut>(n: impl Into<serde_json::Number>) -> Text<O> {
     Ok(Some(number_text(&n.into())))
@@ -158,20 +146,20 @@ macro_rules! numbers {
 /// The methods of bytes and of compound values, which are no pk.
 macro_rules! not_scalar {
     ($($method:ident($($arg:ty),*) -> $ok:ident;)*) => {
-        $(fn $method(self, $(_: $arg),*) -> Result<Self::$ok, NotScalar> { Err(NotScalar) })*
+        $(fn $method(self, $(_: $arg),*) -> Result<Self::$ok, Error> { not_scalar() })*
     };
 }
 
 impl<O: PkOut> Serializer for PkText<O> {
     type Ok = Option<O>;
-    type Error = NotScalar;
-    type SerializeSeq = Impossible<Self::Ok, NotScalar>;
-    type SerializeTuple = Impossible<Self::Ok, NotScalar>;
-    type SerializeTupleStruct = Impossible<Self::Ok, NotScalar>;
-    type SerializeTupleVariant = Impossible<Self::Ok, NotScalar>;
-    type SerializeMap = Impossible<Self::Ok, NotScalar>;
-    type SerializeStruct = Impossible<Self::Ok, NotScalar>;
-    type SerializeStructVariant = Impossible<Self::Ok, NotScalar>;
+    type Error = Error;
+    type SerializeSeq = Impossible<Self::Ok, Error>;
+    type SerializeTuple = Impossible<Self::Ok, Error>;
+    type SerializeTupleStruct = Impossible<Self::Ok, Error>;
+    type SerializeTupleVariant = Impossible<Self::Ok, Error>;
+    type SerializeMap = Impossible<Self::Ok, Error>;
+    type SerializeStruct = Impossible<Self::Ok, Error>;
+    type SerializeStructVariant = Impossible<Self::Ok, Error>;
 
     fn serialize_bool(self, _: bool) -> Text<O> {
         Ok(None)
@@ -223,7 +211,7 @@ impl<O: PkOut> Serializer for PkText<O> {
         _: &'static str,
         _: &T,
     ) -> Text<O> {
-        Err(NotScalar)
+        not_scalar()
     }
     not_scalar! {
         serialize_bytes(&[u8]) -> Ok;
