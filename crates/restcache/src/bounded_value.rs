@@ -14,7 +14,7 @@ use serde::ser::{self, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::Error;
-use crate::json::{MAX_INPUT_DEPTH, dispose};
+use crate::json::{MAX_INPUT_DEPTH, shallow};
 
 /// Why a value could not become a [`Value`].
 #[derive(Debug)]
@@ -47,16 +47,25 @@ impl Refused {
 /// A level is a sequence, map, struct, tuple or enum variant with data, and also a `Some` or a
 /// newtype, which do not nest in JSON but do recurse in serde.
 pub(crate) fn to_value<T: Serialize + ?Sized>(value: &T) -> Result<Value, Refused> {
-    bounded(value, |level| serde_json::to_value(level))
+    let too_deep = Cell::new(false);
+    let root = Depth {
+        levels: 0,
+        too_deep: &too_deep,
+    };
+    serde_json::to_value(root.of(value)).map_err(|e| {
+        if too_deep.get() {
+            Refused::TooDeep
+        } else {
+            Refused::Unserializable(e)
+        }
+    })
 }
 
 /// The JSON text of a request body that a hook may have set, refused as [`to_value`] refuses;
 /// a refused body is dropped without recursion.
 pub(crate) fn body_bytes(body: Value) -> Result<Vec<u8>, Error> {
-    bounded(&body, |level| serde_json::to_vec(&level)).map_err(|refused| {
-        dispose(body);
-        refused.of_body()
-    })
+    let body = shallow(body).map_err(|_| Refused::TooDeep.of_body())?;
+    serde_json::to_vec(&body).map_err(|e| Refused::Unserializable(e).of_body())
 }
 
 /// Call args built by [`params!`](crate::params): a JSON object, or the error of the first value
@@ -143,25 +152,6 @@ impl PartialEq<Value> for Params {
     fn eq(&self, other: &Value) -> bool {
         matches!((&self.0, other), (Ok(map), Value::Object(other)) if map == other)
     }
-}
-
-/// What `serialize` makes of `value` through [`Bounded`].
-fn bounded<T: Serialize + ?Sized, R>(
-    value: &T,
-    serialize: impl FnOnce(Level<'_, T>) -> Result<R, serde_json::Error>,
-) -> Result<R, Refused> {
-    let too_deep = Cell::new(false);
-    let root = Depth {
-        levels: 0,
-        too_deep: &too_deep,
-    };
-    serialize(root.of(value)).map_err(|e| {
-        if too_deep.get() {
-            Refused::TooDeep
-        } else {
-            Refused::Unserializable(e)
-        }
-    })
 }
 
 /// How many levels enclose a value, and the flag that tells the limit's error from others.
@@ -334,17 +324,23 @@ struct Compound<'a, C> {
     at: Depth<'a>,
 }
 
-/// Implements compound traits by passing every element, key or value on as a [`Level`].
-macro_rules! forward_values {
-    ($($trait:ident: $($method:ident),+;)*) => {
+/// Implements compound traits by passing every element, key, value or field (with its name) on
+/// as a [`Level`]. A skipped field is left to the default `skip_field`, which does nothing, as
+/// serde_json's does.
+macro_rules! forward {
+    ($($trait:ident: $($method:ident($($key:ident)?)),+;)*) => {
         $(
             impl<C: ser::$trait> ser::$trait for Compound<'_, C> {
                 type Ok = C::Ok;
                 type Error = C::Error;
 
                 $(
-                    fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), C::Error> {
-                        self.inner.$method(&self.at.of(value))
+                    fn $method<T: Serialize + ?Sized>(
+                        &mut self,
+                        $($key: &'static str,)?
+                        value: &T,
+                    ) -> Result<(), C::Error> {
+                        self.inner.$method($($key,)? &self.at.of(value))
                     }
                 )+
 
@@ -356,43 +352,15 @@ macro_rules! forward_values {
     };
 }
 
-forward_values! {
-    SerializeSeq: serialize_element;
-    SerializeTuple: serialize_element;
-    SerializeTupleStruct: serialize_field;
-    SerializeTupleVariant: serialize_field;
-    SerializeMap: serialize_key, serialize_value;
+forward! {
+    SerializeSeq: serialize_element();
+    SerializeTuple: serialize_element();
+    SerializeTupleStruct: serialize_field();
+    SerializeTupleVariant: serialize_field();
+    SerializeMap: serialize_key(), serialize_value();
+    SerializeStruct: serialize_field(key);
+    SerializeStructVariant: serialize_field(key);
 }
-
-/// Implements the compound traits of named fields, passing every value on as a [`Level`].
-macro_rules! forward_fields {
-    ($($trait:ident),*) => {
-        $(
-            impl<C: ser::$trait> ser::$trait for Compound<'_, C> {
-                type Ok = C::Ok;
-                type Error = C::Error;
-
-                fn serialize_field<T: Serialize + ?Sized>(
-                    &mut self,
-                    key: &'static str,
-                    value: &T,
-                ) -> Result<(), C::Error> {
-                    self.inner.serialize_field(key, &self.at.of(value))
-                }
-
-                fn skip_field(&mut self, key: &'static str) -> Result<(), C::Error> {
-                    self.inner.skip_field(key)
-                }
-
-                fn end(self) -> Result<C::Ok, C::Error> {
-                    self.inner.end()
-                }
-            }
-        )*
-    };
-}
-
-forward_fields!(SerializeStruct, SerializeStructVariant);
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,5 @@
-//! JSON values: how deep an input may nest, dropping a deep one, and the names of JSON kinds
-//! and the args object, for every layer above.
+//! JSON values: how deep an input may nest, where one nests too deep, dropping a deep one, and
+//! the names of JSON kinds and the args object, for every layer above.
 
 use serde_json::{Map, Value};
 
@@ -15,6 +15,36 @@ pub(crate) fn dispose(value: Value) {
             Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
             _ => {}
         }
+    }
+}
+
+/// The JSON Pointer of the first value nested [`MAX_INPUT_DEPTH`] levels deep, if any.
+pub(crate) fn too_deep(value: &Value, depth: usize) -> Option<String> {
+    let at = |seg: String, rest: String| format!("/{seg}{rest}");
+    if depth >= MAX_INPUT_DEPTH && matches!(value, Value::Array(_) | Value::Object(_)) {
+        return Some(String::new());
+    }
+    match value {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| too_deep(v, depth + 1).map(|rest| at(i.to_string(), rest))),
+        Value::Object(map) => map
+            .iter()
+            .find_map(|(k, v)| too_deep(v, depth + 1).map(|rest| at(k.replace('~', "~0").replace('/', "~1"), rest))),
+        _ => None,
+    }
+}
+
+/// `value`, or the JSON Pointer where it nests [`MAX_INPUT_DEPTH`] levels deep; such a value is
+/// dropped without recursion.
+pub(crate) fn shallow(value: Value) -> Result<Value, String> {
+    match too_deep(&value, 0) {
+        Some(at) => {
+            dispose(value);
+            Err(at)
+        }
+        None => Ok(value),
     }
 }
 

@@ -11,10 +11,9 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::write::shallow;
 use super::{EndpointMeta, KeyMap, Store, StoredResult};
 use crate::error::Error;
-use crate::json::MAX_INPUT_DEPTH;
+use crate::json::{MAX_INPUT_DEPTH, shallow};
 use crate::rows::Row;
 use crate::schema::{Decoder, Registry, Schema};
 use crate::tables::{EntityMeta, Record, RowMeta, Slot, Stamp, TableId, Tables};

@@ -12,7 +12,7 @@ use super::journal::Journal;
 use super::{EndpointMeta, Store, StoredResult, WriteOptions, args_map};
 use crate::bounded_value::Refused;
 use crate::error::Error;
-use crate::json::{MAX_INPUT_DEPTH, as_map, dispose};
+use crate::json::{MAX_INPUT_DEPTH, as_map, shallow, too_deep};
 use crate::pk::PkHasher;
 use crate::refs::{AnyStored, RefWalk};
 use crate::rows::MergeOutcome;
@@ -245,36 +245,6 @@ fn nested_too_deep(position: String) -> Error {
         entity: None,
         position,
         reason: format!("input nested deeper than {MAX_INPUT_DEPTH} levels"),
-    }
-}
-
-/// The JSON Pointer of the first value nested [`MAX_INPUT_DEPTH`] levels deep, if any.
-pub(super) fn too_deep(value: &Value, depth: usize) -> Option<String> {
-    let at = |seg: String, rest: String| format!("/{seg}{rest}");
-    if depth >= MAX_INPUT_DEPTH && matches!(value, Value::Array(_) | Value::Object(_)) {
-        return Some(String::new());
-    }
-    match value {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .find_map(|(i, v)| too_deep(v, depth + 1).map(|rest| at(i.to_string(), rest))),
-        Value::Object(map) => map
-            .iter()
-            .find_map(|(k, v)| too_deep(v, depth + 1).map(|rest| at(k.replace('~', "~0").replace('/', "~1"), rest))),
-        _ => None,
-    }
-}
-
-/// `value`, or the JSON Pointer where it nests [`MAX_INPUT_DEPTH`] levels deep; such a value is
-/// dropped without recursion.
-pub(super) fn shallow(value: Value) -> Result<Value, String> {
-    match too_deep(&value, 0) {
-        Some(at) => {
-            dispose(value);
-            Err(at)
-        }
-        None => Ok(value),
     }
 }
 
