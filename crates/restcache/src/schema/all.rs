@@ -3,7 +3,7 @@
 use std::fmt;
 use std::ops::Deref;
 
-use super::{EntitySchema, RefSink, Registry, Schema};
+use super::{EntitySchema, RefSink, Schema, forward_schema};
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 
 /// Every valid cached entity of `T` (an entity or a union), in first-insertion order, including
@@ -99,9 +99,7 @@ impl<T: EntitySchema> Schema for All<T> {
         })
     }
 
-    fn register(registry: &mut Registry) {
-        T::register(registry);
-    }
+    forward_schema!(T: register);
 
     /// Every row of the schema's tables, and what the kept inputs reference.
     fn refs(passthrough: &Self::Stored, sink: &mut RefSink<'_>) {

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use super::normalize::{CollectionMode, Pending, Seg, invalid, list, refuse_other_kinds, with, wrong_kind};
 use super::registry::Decoder;
-use super::{EntityField, EntityRef, EntitySchema, RefSink, Registry, Schema, refs_in};
+use super::{EntityField, EntityRef, EntitySchema, RefSink, Registry, Schema, forward_schema, refs_in};
 use crate::json::as_map;
 use crate::pk::string_form;
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
@@ -640,21 +640,8 @@ macro_rules! list_member {
                 join_lists_of::<L, D>(de, $kind)
             }
 
-            fn denormalize<'s>(stored: &'s Self::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<L::Item, Unresolved> {
-                <L::Item as Schema>::denormalize(stored, ctx)
-            }
-
-            fn from_json(json: &Value) -> Option<Self::Stored> {
-                <L::Item as Schema>::from_json(json)
-            }
-
-            fn register(registry: &mut Registry) {
-                L::register(registry);
-            }
-
-            fn refs(stored: &Self::Stored, sink: &mut RefSink<'_>) {
-                <L::Item as Schema>::refs(stored, sink);
-            }
+            forward_schema!(L::Item: denormalize, from_json, refs);
+            forward_schema!(L: register);
         }
     };
 }
@@ -690,29 +677,7 @@ impl<L: ListSchema> Schema for Page<L> {
         r
     }
 
-    fn denormalize<'s>(stored: &'s L::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<L::Output, Unresolved> {
-        L::denormalize(stored, ctx)
-    }
-
-    fn query<'s>(ctx: &mut DenormalizeCtx<'s>) -> Option<Result<L::Output, Unresolved>> {
-        L::query(ctx)
-    }
-
-    fn from_json(json: &Value) -> Option<L::Stored> {
-        L::from_json(json)
-    }
-
-    fn collection() -> Option<CollectionInfo> {
-        L::collection()
-    }
-
-    fn register(registry: &mut Registry) {
-        L::register(registry);
-    }
-
-    fn refs(stored: &L::Stored, sink: &mut RefSink<'_>) {
-        L::refs(stored, sink);
-    }
+    forward_schema!(L: denormalize, query, from_json, collection, register, refs);
 }
 
 impl fmt::Debug for dyn CollectionPolicy {

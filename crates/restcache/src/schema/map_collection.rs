@@ -14,7 +14,7 @@ use super::normalize::with;
 use super::registry::Decoder;
 use super::{
     Collection, CollectionInfo, CollectionPolicy, EntityField, EntityRef, EntitySchema, ListSchema, RefSink, Registry,
-    Schema, Values,
+    Schema, Values, forward_schema,
 };
 use crate::json::as_map;
 use crate::schema::collection_pk;
@@ -162,19 +162,6 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Assign<Collectio
         Ok(map)
     }
 
-    fn denormalize<'s>(stored: &'s Self::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved> {
-        <Values<T> as Schema>::denormalize(stored, ctx)
-    }
-
-    fn from_json(json: &Value) -> Option<Self::Stored> {
-        <Values<T> as Schema>::from_json(json)
-    }
-
-    fn register(registry: &mut Registry) {
-        <Collection<Values<T>, P> as Schema>::register(registry);
-    }
-
-    fn refs(stored: &Self::Stored, sink: &mut RefSink<'_>) {
-        <Values<T> as Schema>::refs(stored, sink);
-    }
+    forward_schema!(Values<T>: denormalize, from_json, refs);
+    forward_schema!(Collection<Values<T>, P>: register);
 }

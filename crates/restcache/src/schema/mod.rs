@@ -213,6 +213,50 @@ pub trait Schema: Send + Sync + 'static {
 )]
 pub trait EntityField: Schema {}
 
+/// The [`Schema`] methods named, each handing its arguments on to the schema `$s` (whose
+/// `Stored` and `Output` are the implementing schema's).
+macro_rules! forward_schema {
+    ($s:ty: $($method:ident),+) => {
+        $($crate::schema::forward_schema!(@ $method $s);)+
+    };
+    (@denormalize $s:ty) => {
+        fn denormalize<'s>(
+            stored: &'s Self::Stored,
+            ctx: &mut $crate::schema::DenormalizeCtx<'s>,
+        ) -> Result<Self::Output, $crate::schema::Unresolved> {
+            <$s as $crate::schema::Schema>::denormalize(stored, ctx)
+        }
+    };
+    (@query $s:ty) => {
+        fn query<'s>(
+            ctx: &mut $crate::schema::DenormalizeCtx<'s>,
+        ) -> Option<Result<Self::Output, $crate::schema::Unresolved>> {
+            <$s as $crate::schema::Schema>::query(ctx)
+        }
+    };
+    (@from_json $s:ty) => {
+        fn from_json(json: &serde_json::Value) -> Option<Self::Stored> {
+            <$s as $crate::schema::Schema>::from_json(json)
+        }
+    };
+    (@collection $s:ty) => {
+        fn collection() -> Option<$crate::schema::CollectionInfo> {
+            <$s as $crate::schema::Schema>::collection()
+        }
+    };
+    (@register $s:ty) => {
+        fn register(registry: &mut $crate::schema::Registry) {
+            <$s as $crate::schema::Schema>::register(registry);
+        }
+    };
+    (@refs $s:ty) => {
+        fn refs(stored: &Self::Stored, sink: &mut $crate::schema::RefSink<'_>) {
+            <$s as $crate::schema::Schema>::refs(stored, sink);
+        }
+    };
+}
+pub(crate) use forward_schema;
+
 impl<S: Schema> Schema for Vec<S> {
     type Output = Vec<S::Output>;
     type Stored = Vec<S::Stored>;
@@ -241,9 +285,7 @@ impl<S: Schema> Schema for Vec<S> {
         Ok(out)
     }
 
-    fn register(registry: &mut Registry) {
-        S::register(registry);
-    }
+    forward_schema!(S: register);
 
     fn refs(items: &Self::Stored, sink: &mut RefSink<'_>) {
         items.iter().for_each(|item| S::refs(item, sink));
@@ -299,13 +341,7 @@ impl<S: Schema> Schema for Option<S> {
         S::query(ctx).map(|r| Ok(r.ok()))
     }
 
-    fn collection() -> Option<CollectionInfo> {
-        S::collection()
-    }
-
-    fn register(registry: &mut Registry) {
-        S::register(registry);
-    }
+    forward_schema!(S: collection, register);
 
     fn refs(stored: &Self::Stored, sink: &mut RefSink<'_>) {
         if let Some(v) = stored {
@@ -341,25 +377,11 @@ impl<S: Schema> Schema for Box<S> {
         S::skipped(stored)
     }
 
-    fn from_json(json: &Value) -> Option<Self::Stored> {
-        S::from_json(json)
-    }
-
-    fn collection() -> Option<CollectionInfo> {
-        S::collection()
-    }
-
-    fn register(registry: &mut Registry) {
-        S::register(registry);
-    }
-
-    fn refs(stored: &Self::Stored, sink: &mut RefSink<'_>) {
-        S::refs(stored, sink);
-    }
-
     fn refs_from(stored: &Self::Stored, from: usize, to: usize, sink: &mut RefSink<'_>) -> usize {
         S::refs_from(stored, from, to, sink)
     }
+
+    forward_schema!(S: from_json, collection, register, refs);
 }
 impl<S: EntityField> EntityField for Box<S> {}
 

@@ -5,7 +5,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use super::{EntityField, RefSink, Registry, Schema};
+use super::{EntityField, RefSink, Schema, forward_schema};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
@@ -95,9 +95,7 @@ impl<S: Schema> Schema for Values<S> {
         )
     }
 
-    fn register(registry: &mut Registry) {
-        S::register(registry);
-    }
+    forward_schema!(S: register);
 
     fn refs(map: &Self::Stored, sink: &mut RefSink<'_>) {
         map.values().for_each(|v| S::refs(v, sink));
