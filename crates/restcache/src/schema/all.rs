@@ -1,9 +1,6 @@
 //! `All<E>`: every cached entity of a type, whoever wrote it (R-ALL).
 
-use std::fmt;
-use std::ops::Deref;
-
-use super::{EntitySchema, RefSink, Schema, forward_schema};
+use super::{EntitySchema, RefSink, Schema, forward_schema, output_wrapper};
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 
 /// Every valid cached entity of `T` (an entity or a union), in first-insertion order, including
@@ -23,39 +20,12 @@ use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
 /// assert_eq!(all.len(), 2);
 /// # Ok::<(), restcache::Error>(())
 /// ```
-#[derive(Clone, PartialEq)]
+#[derive(PartialEq)]
 pub struct All<T>(Vec<T>);
 
-impl<T> All<T> {
+output_wrapper! {
     /// The entities.
-    pub fn into_inner(self) -> Vec<T> {
-        self.0
-    }
-}
-
-impl<T> Deref for All<T> {
-    type Target = Vec<T>;
-    fn deref(&self) -> &Vec<T> {
-        &self.0
-    }
-}
-
-impl<T> From<Vec<T>> for All<T> {
-    fn from(items: Vec<T>) -> Self {
-        All(items)
-    }
-}
-
-impl<T> Default for All<T> {
-    fn default() -> Self {
-        All(Vec::new())
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for All<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
+    impl[T] All<T> { 0: Vec<T> } = All
 }
 
 impl<T: EntitySchema> Schema for All<T> {

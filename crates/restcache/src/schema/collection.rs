@@ -6,14 +6,14 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
-use std::ops::{Deref, DerefMut};
+use std::ops::DerefMut;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::normalize::{CollectionMode, Pending, Seg, invalid, list, refuse_other_kinds, with, wrong_kind};
 use super::registry::Decoder;
-use super::{EntityField, EntityRef, EntitySchema, RefSink, Registry, Schema, forward_schema, refs_in};
+use super::{EntityField, EntityRef, EntitySchema, RefSink, Registry, Schema, forward_schema, output_wrapper, refs_in};
 use crate::json::as_map;
 use crate::pk::string_form;
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
@@ -87,47 +87,16 @@ impl<V, P> Collection<V, P> {
             policy: PhantomData,
         }
     }
-
-    /// The list.
-    pub fn into_inner(self) -> V {
-        self.items
-    }
 }
 
-impl<V, P> Deref for Collection<V, P> {
-    type Target = V;
-    fn deref(&self) -> &V {
-        &self.items
-    }
+output_wrapper! {
+    /// The list.
+    impl[V, P] Collection<V, P> { items: V } = Collection::new
 }
 
 impl<V, P> DerefMut for Collection<V, P> {
     fn deref_mut(&mut self) -> &mut V {
         &mut self.items
-    }
-}
-
-impl<V, P> From<V> for Collection<V, P> {
-    fn from(items: V) -> Self {
-        Collection::new(items)
-    }
-}
-
-impl<V: Clone, P> Clone for Collection<V, P> {
-    fn clone(&self) -> Self {
-        Collection::new(self.items.clone())
-    }
-}
-
-impl<V: Default, P> Default for Collection<V, P> {
-    fn default() -> Self {
-        Collection::new(V::default())
-    }
-}
-
-impl<V: fmt::Debug, P> fmt::Debug for Collection<V, P> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.items.fmt(f)
     }
 }
 

@@ -59,6 +59,52 @@ pub use crate::schema::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
 pub(crate) use self::collection::{Join, join_lists};
 pub use self::object::{normalize_object, read_object};
 
+/// The impls a public wrapper of a read's output shares: `into_inner` (with the doc given),
+/// `Deref` to and `From` the wrapped value, and `Clone`, `Default` and `Debug` wherever the
+/// wrapped value has them, `Debug` printing the wrapped value alone.
+macro_rules! output_wrapper {
+    ($(#[$doc:meta])* impl[$($gen:tt)*] $ty:ty { $field:tt: $inner:ty } = $make:path) => {
+        impl<$($gen)*> $ty {
+            $(#[$doc])*
+            pub fn into_inner(self) -> $inner {
+                self.$field
+            }
+        }
+
+        impl<$($gen)*> std::ops::Deref for $ty {
+            type Target = $inner;
+            fn deref(&self) -> &$inner {
+                &self.$field
+            }
+        }
+
+        impl<$($gen)*> From<$inner> for $ty {
+            fn from(inner: $inner) -> Self {
+                $make(inner)
+            }
+        }
+
+        impl<$($gen)*> Clone for $ty where $inner: Clone {
+            fn clone(&self) -> Self {
+                Self::from(self.$field.clone())
+            }
+        }
+
+        impl<$($gen)*> Default for $ty where $inner: Default {
+            fn default() -> Self {
+                Self::from(<$inner>::default())
+            }
+        }
+
+        impl<$($gen)*> std::fmt::Debug for $ty where $inner: std::fmt::Debug {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Debug::fmt(&self.$field, f)
+            }
+        }
+    };
+}
+use output_wrapper;
+
 /// What sort of schema a type is, for the response rules that depend on it (R-RESP-5/6).
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

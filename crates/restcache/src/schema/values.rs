@@ -3,9 +3,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
-use std::ops::Deref;
 
-use super::{EntityField, RefSink, Schema, forward_schema};
+use super::{EntityField, RefSink, Schema, forward_schema, output_wrapper};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
@@ -28,45 +27,9 @@ use crate::schema::normalize::{OptionSeed, Seg, as_list, refuse_other_kinds, wit
 /// ```
 pub struct Values<S: Schema>(BTreeMap<String, S::Output>);
 
-impl<S: Schema> Values<S> {
+output_wrapper! {
     /// The map.
-    pub fn into_inner(self) -> BTreeMap<String, S::Output> {
-        self.0
-    }
-}
-
-impl<S: Schema> Deref for Values<S> {
-    type Target = BTreeMap<String, S::Output>;
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
-
-impl<S: Schema> From<BTreeMap<String, S::Output>> for Values<S> {
-    fn from(map: BTreeMap<String, S::Output>) -> Self {
-        Values(map)
-    }
-}
-
-impl<S: Schema> Clone for Values<S> {
-    fn clone(&self) -> Self {
-        Values(self.0.clone())
-    }
-}
-
-impl<S: Schema> Default for Values<S> {
-    fn default() -> Self {
-        Values(BTreeMap::new())
-    }
-}
-
-impl<S: Schema> fmt::Debug for Values<S>
-where
-    S::Output: fmt::Debug,
-{
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
+    impl[S: Schema] Values<S> { 0: BTreeMap<String, S::Output> } = Values
 }
 
 impl<S: Schema> Schema for Values<S> {
