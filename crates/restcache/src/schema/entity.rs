@@ -7,9 +7,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
-use super::normalize::{
-    Normalizing, enter_entity, enter_object, fail, finish_object, invalid, leave_entity, leave_object, with,
-};
+use super::normalize::{Normalizing, fail, in_object, invalid, with};
 use super::object_input::ObjectInput;
 use super::registry::Decoder;
 use super::{Registry, Schema};
@@ -104,23 +102,12 @@ pub mod entity_impl {
     /// the way), then its pk (R-NORM-3; a `Values` key stands in for a missing one), then its
     /// pending write. Returns its reference.
     pub fn normalize<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<EntityRef, D::Error> {
-        let fallback = enter_entity().map_err(fail)?;
-        let outer = enter_object();
-        let mut row = match E::Row::deserialize(ObjectInput {
-            de,
-            entity: Some(E::KEY),
-        }) {
-            Ok(row) => row,
-            Err(e) => {
-                leave_object(outer);
-                leave_entity(Some(E::KEY));
-                return Err(e);
-            }
-        };
-        let finished = finish_object(&mut row);
-        leave_object(outer);
-        leave_entity(None);
-        finished.map_err(fail)?;
+        let (row, fallback) = in_object(Some(E::KEY), || {
+            E::Row::deserialize(ObjectInput {
+                de,
+                entity: Some(E::KEY),
+            })
+        })?;
         let pk = E::row_ref(&row)
             .filter(|pk| !pk.as_str().is_empty())
             // A `Values` map key stands in for a missing pk, but an empty key is no pk either (R-NORM-3).

@@ -235,7 +235,7 @@ pub(crate) struct Normalizing {
     /// Nested fields whose schemas read the object holding them: normalized once that object
     /// is complete.
     deferred: Vec<Deferred>,
-    /// The object being filled, and how many objects were begun ([`enter_object`]).
+    /// The object being filled, and how many objects were begun ([`in_object`]).
     frame: u64,
     frames: u64,
     /// The first normalization error; a placeholder serde error unwinds the parse meanwhile.
@@ -248,7 +248,7 @@ pub(crate) struct Normalizing {
 
 /// A nested field normalized once the object holding it is complete ([`defer`]).
 struct Deferred {
-    /// The object it waits for ([`enter_object`]).
+    /// The object it waits for ([`in_object`]).
     frame: u64,
     name: &'static str,
     value: Value,
@@ -339,47 +339,45 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut Normalizing) -> R) -> R {
     })
 }
 
-/// An object (an entity's or an object schema's) begins: the nested fields that read it wait
-/// for it, not for an object around it. Returns the enclosing object, for [`leave_object`].
-pub(crate) fn enter_object() -> u64 {
-    with(|n| {
-        n.frames += 1;
-        std::mem::replace(&mut n.frame, n.frames)
-    })
-}
-
-/// The object begun by [`enter_object`] ends (its waiting fields, if it failed, are dropped);
-/// `outer` is the object around it again.
-pub(crate) fn leave_object(outer: u64) {
-    with(|n| {
-        let frame = n.frame;
-        n.deferred.retain(|d| d.frame != frame);
-        n.frame = outer;
-    });
-}
-
-/// An entity begins: checks the depth, and takes the `Values` key that stands in for a missing
-/// pk.
-pub(crate) fn enter_entity() -> Result<Option<String>, Error> {
-    with(|n| {
+/// Reads one object with `read`, one level deeper (checked): an entity's row when `entity`
+/// names the entity, else an object schema's. The nested fields that read the object wait for
+/// it, not for an object around it, and are normalized once it is complete
+/// ([`finish_object`]), or dropped when it fails. Returns the row, and the `Values` key that
+/// stands in for an entity's missing pk. A row serde refused is where the normalization failed
+/// (with the entity named).
+pub(crate) fn in_object<R: RowData, E: de::Error>(
+    entity: Option<&'static str>,
+    read: impl FnOnce() -> Result<R, E>,
+) -> Result<(R, Option<String>), E> {
+    let (fallback, outer) = with(|n| {
         n.check_depth()?;
-        n.entity_depth += 1;
-        Ok(n.pk_fallback.take())
+        n.entity_depth += usize::from(entity.is_some());
+        n.frames += 1;
+        Ok((n.pk_fallback.take(), std::mem::replace(&mut n.frame, n.frames)))
     })
-}
-
-/// An entity ends; `failed` names it when serde refused its row, which is then where the
-/// normalization failed (its nested fields waiting for it are dropped).
-pub(crate) fn leave_entity(failed: Option<&'static str>) {
-    if failed.is_some() {
+    .map_err(fail)?;
+    let mut row = read();
+    let refused = entity.filter(|_| row.is_err());
+    if refused.is_some() {
         note_failure();
     }
+    let finished = match &mut row {
+        Ok(row) => finish_object(row),
+        Err(_) => Ok(()),
+    };
     with(|n| {
-        if let Some(entity) = failed {
+        if row.is_err() || finished.is_err() {
+            let frame = n.frame;
+            n.deferred.retain(|d| d.frame != frame);
+        }
+        if let Some(entity) = refused {
             n.failed_entity.get_or_insert(entity);
         }
-        n.entity_depth -= 1;
+        n.entity_depth -= usize::from(entity.is_some());
+        n.frame = outer;
     });
+    finished.map_err(fail)?;
+    Ok((row?, fallback))
 }
 
 /// Notes the current position as where the normalization failed, unless a deeper failure was
@@ -684,7 +682,7 @@ fn in_field<R>(name: &'static str, parent: Option<Value>, f: impl FnOnce() -> R)
 /// Normalizes the nested fields of a just-completed object's `row` (the current object)
 /// that were waiting for it ([`nested`]): each with the object as its parent, its result written
 /// into the row.
-pub(crate) fn finish_object(row: &mut dyn RowData) -> Result<(), Error> {
+fn finish_object(row: &mut dyn RowData) -> Result<(), Error> {
     // The fields of inner objects were taken when those completed: this object's are last.
     let waiting: Vec<Deferred> = with(|n| {
         let frame = n.frame;

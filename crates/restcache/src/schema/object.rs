@@ -5,7 +5,7 @@
 
 use crate::rows::RowData;
 use crate::schema::denormalize::{DenormalizeCtx, EntityReader, Unresolved};
-use crate::schema::normalize::{enter_object, fail, finish_object, leave_object, with};
+use crate::schema::normalize::in_object;
 use crate::schema::object_input::ObjectInput;
 use serde::Deserializer;
 use serde::de::DeserializeOwned;
@@ -14,17 +14,7 @@ use serde::de::DeserializeOwned;
 /// row filled by serde, nested schemas normalized on the way.
 #[doc(hidden)]
 pub fn normalize_object<'de, R: RowData + DeserializeOwned, D: Deserializer<'de>>(de: D) -> Result<R, D::Error> {
-    with(|n| {
-        n.pk_fallback = None;
-        n.check_depth()
-    })
-    .map_err(fail)?;
-    let outer = enter_object();
-    let row = R::deserialize(ObjectInput { de, entity: None });
-    let finished = row.map(|mut row| (finish_object(&mut row), row));
-    leave_object(outer);
-    let (finished, row) = finished?;
-    finished.map_err(fail)?;
+    let (row, _) = in_object(None, || R::deserialize(ObjectInput { de, entity: None }))?;
     Ok(row)
 }
 
