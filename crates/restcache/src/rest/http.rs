@@ -82,7 +82,7 @@ pub(crate) struct Outgoing<'a> {
 }
 
 /// The body of a successful response, read but not parsed: the caller normalizes it from its
-/// bytes ([`crate::seed`]).
+/// bytes (`Store::normalize_fetched`).
 pub(crate) struct Fetched {
     /// The JSON text; empty when there is nothing to read (a 204, a whitespace body, or a
     /// `()` schema), which stands for an empty response.

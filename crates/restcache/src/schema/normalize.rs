@@ -56,7 +56,7 @@ pub(crate) struct PendingTable {
     pub name: &'static str,
     /// `pk → record`: an entity's record (all the response's fields for this pk, repeats
     /// combined), an INVALID mark, a collection's new list, or the references to add to a
-    /// stored one ([`appended`](Self::appended)). Meta and version are set by the commit.
+    /// stored one ([`edits`](Self::edits)). Meta and version are set by the commit.
     pub rows: RowMap<Slot>,
     /// Each row's pk hash ([`PkHasher::pk`]), in row order, from [`KEEP_HASHES_FROM`] rows on
     /// (a small batch hashes its few pks again instead): the index grows and the commit finds
@@ -246,7 +246,7 @@ pub(crate) struct Normalizing {
     failed_entity: Option<&'static str>,
 }
 
-/// A nested field normalized once the object holding it is complete ([`defer`]).
+/// A nested field normalized once the object holding it is complete ([`nested`]).
 struct Deferred {
     /// The object it waits for ([`in_object`]).
     frame: u64,
