@@ -24,8 +24,14 @@ if ! npm ls --depth=0 >/dev/null 2>&1; then
   echo "[pair.sh] npm ci" >&2
   npm ci --no-audit --no-fund >&2
 fi
-bench="${BENCH:-$(cd ../.. && cargo bench --bench normalizr --features bench-hooks --no-run 2>&1 |
-  sed -n 's/.*Executable .*(\(.*\))/\1/p')}"
+bench="${BENCH:-}"
+if [[ -z "$bench" ]]; then
+  if ! built="$(cd ../.. && cargo bench --bench normalizr --features bench-hooks --no-run 2>&1)"; then
+    printf '%s\n[pair.sh] the bench did not build\n' "$built" >&2
+    exit 1
+  fi
+  bench="$(sed -n 's/.*Executable .*(\(.*\))/\1/p' <<<"$built")"
+fi
 [[ "$bench" = /* ]] || bench="$(cd ../.. && pwd)/$bench"
 pin=()
 command -v taskset >/dev/null && pin=(taskset -c 0)
