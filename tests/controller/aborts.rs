@@ -1,8 +1,14 @@
 //! Aborts (issue #24, item 4): a GET nobody awaits any more is aborted, and so is every GET on
 //! `reset`; a mutation runs to its end (R-FETCH-4).
 
+use std::future::{Future, IntoFuture, poll_fn};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::Poll;
+use std::time::Duration;
+
 use restcache::Error;
 use restcache::prelude::*;
+use restcache::rest::{EndpointHooks, RequestInit};
 use serde_json::json;
 
 use crate::fixtures::*;
@@ -108,4 +114,78 @@ async fn r_exp_5_reset_aborts_gets_in_flight_at_once() {
     assert_eq!(reader.await.unwrap().unwrap_err(), Error::Reset);
     held.abandoned().await;
     assert!(ctrl.get_response(&get, params! { id: 1 }).unwrap().data.is_none());
+}
+
+/// A request hook with a bug: it panics the first time it runs.
+#[derive(Default)]
+struct PanicsOnce(AtomicBool);
+
+impl EndpointHooks for PanicsOnce {
+    fn request_init(&self, _: &mut RequestInit) {
+        if !self.0.swap(true, Ordering::SeqCst) {
+            panic!("a bug in the app's request hook (the test expects this panic)");
+        }
+    }
+}
+
+/// `fut`'s output; fails the test instead of hanging if it never settles.
+async fn settles<T>(fut: impl Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(30), fut)
+        .await
+        .expect("settled, not left waiting for ever")
+}
+
+#[tokio::test]
+async fn r_fetch_4_a_get_whose_task_panics_is_aborted_and_frees_its_key() {
+    let (server, ctrl) = setup().await;
+    let get = todos().get().with_hooks(PanicsOnce::default());
+    let first = settles(ctrl.fetch(&get, params! { id: 1 }).into_future()).await;
+    assert_eq!(first.unwrap_err(), Error::Aborted);
+    assert!(ctrl.get_response(&get, params! { id: 1 }).unwrap().data.is_none());
+    // The key is not left to the dead task: the next read sends a request of its own.
+    let next = settles(ctrl.suspense(&get, params! { id: 1 })).await;
+    assert_eq!(next.unwrap().id, 1);
+    assert_eq!(hits(&server, "/todos/1"), 1);
+}
+
+#[tokio::test]
+async fn r_fetch_4_a_mutation_whose_task_panics_rolls_its_layer_back() {
+    let (_server, ctrl) = setup().await;
+    let r = optimistic_todos();
+    let before = ctrl.suspense(&r.get(), params! { id: 3 }).await.unwrap();
+    let patch = r.partial_update().with_hooks(PanicsOnce::default());
+    let patched = ctrl
+        .fetch(&patch, params! { id: 3 })
+        .body(&json!({ "title": "never sent" }))
+        .into_future();
+    assert_eq!(settles(patched).await.unwrap_err(), Error::Aborted);
+    let after = ctrl.get_response(&r.get(), params! { id: 3 }).unwrap().data.unwrap();
+    assert_eq!(after, before, "the optimistic layer went with the task");
+}
+
+/// A fetch task that its runtime drops before it ever ran (the runtime shut down first) is
+/// aborted all the same: a Controller that outlives that runtime serves the key on the next.
+#[test]
+fn r_fetch_4_a_task_dropped_before_it_ran_frees_its_key() {
+    let server = demo_api::DemoServer::start_on_thread().unwrap();
+    let ctrl = controller(&server);
+    let get = todos().get();
+    let runtime = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    runtime().block_on(async {
+        let mut fetch = std::pin::pin!(ctrl.fetch(&get, params! { id: 1 }).into_future());
+        // One poll starts the task; the runtime goes before it runs.
+        poll_fn(|cx| {
+            assert!(fetch.as_mut().poll(cx).is_pending());
+            Poll::Ready(())
+        })
+        .await;
+    });
+    let todo = runtime().block_on(settles(ctrl.suspense(&get, params! { id: 1 })));
+    assert_eq!(todo.unwrap().id, 1);
+    assert_eq!(hits(&server, "/todos/1"), 1);
 }

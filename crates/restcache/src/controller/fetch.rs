@@ -265,6 +265,48 @@ pub(crate) async fn settled<S: Schema>(
     Ok((value, head))
 }
 
+/// A fetch's task, from the moment it is spawned: it settles the fetch, or, dropped before it
+/// did (its code panicked, in an app's hook say, or its runtime shut down, even before it ever
+/// ran), ends it as an aborted one (R-FETCH-4): the GET leaves the flights, so the next read
+/// sends its own request; a mutation's optimistic layer is rolled back; waiters get
+/// `Error::Aborted`.
+struct FetchTask {
+    ctrl: Controller,
+    /// The flight of a GET.
+    flight: Option<FlightKey>,
+    id: u64,
+    layer: Option<u64>,
+    settle: Arc<Settle>,
+    /// Set once the fetch settled, or was aborted by its readers leaving.
+    settled: bool,
+}
+
+impl FetchTask {
+    /// Takes the GET out of the flights, then resolves every waiter with `result`, after the
+    /// commit (R-FETCH-1 step 8).
+    fn settle(&mut self, result: Outcome) {
+        if let Some(flight_key) = &self.flight {
+            self.ctrl.land(self.ctrl.inner.in_flight.lock(), flight_key, self.id);
+        }
+        self.settle.send_replace(Some(result));
+        self.settled = true;
+    }
+}
+
+impl Drop for FetchTask {
+    fn drop(&mut self) {
+        if self.settled {
+            return;
+        }
+        tracing::warn!(id = self.id, "a fetch task ended before it settled; aborted");
+        if let Some(layer) = self.layer {
+            self.ctrl.inner.store.lock().roll_back_layer(layer);
+            self.ctrl.notify();
+        }
+        self.settle(Err(Error::Aborted));
+    }
+}
+
 impl Controller {
     /// Starts `req` on a task the Controller owns, or joins the same GET in flight (R-FETCH-2),
     /// and returns where its outcome will appear.
@@ -351,22 +393,28 @@ impl Controller {
 
         let started = Instant::now();
         let layer = self.add_layer::<S>(&req, id, started, epoch);
-        let ctrl = self.clone();
         // Dropping the task's handle leaves it running: it ends by itself (R-FETCH-4).
+        let task = FetchTask {
+            ctrl: self.clone(),
+            flight: shared.then(|| flight_key.clone()),
+            id,
+            layer,
+            settle: Arc::clone(&settle),
+            settled: false,
+        };
         drop(spawner.spawn(async move {
+            let mut task = task;
+            let ctrl = &task.ctrl;
             let result = tokio::select! {
                 result = ctrl.execute::<S>(&req, started, epoch, layer) => result,
                 () = cancel.notified() => Err(Error::Reset),
                 () = ctrl.abandoned(&flight_key, id, &settle, &detached) => {
                     tracing::debug!(url = %req.url, key = %req.key, "aborted: no reader awaits it any more");
+                    task.settled = true;
                     return;
                 }
             };
-            if shared {
-                ctrl.land(ctrl.inner.in_flight.lock(), &flight_key, id);
-            }
-            // Every waiter is resolved after the commit (R-FETCH-1 step 8).
-            settle.send_replace(Some(result));
+            task.settle(result);
         }));
         outcome
     }

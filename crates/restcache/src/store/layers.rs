@@ -151,6 +151,14 @@ impl Store {
         }
     }
 
+    /// Removes layer `id` with nothing committed in its place (its fetch failed, or ended
+    /// without settling): reads show the state without it (R-OPTM-4).
+    pub(crate) fn roll_back_layer(&mut self, id: u64) {
+        self.drop_layer(Some(id));
+        self.rebuild_read_state();
+        self.version += 1;
+    }
+
     /// Whether a read of `key` is invalid only through the pending layers: the committed state
     /// alone resolves it (a pending optimistic delete hides it, say) and the key is not
     /// invalidated. Such a read waits for the layer's mutation, not for a refetch.

@@ -425,10 +425,8 @@ impl Store {
         error_expiry: Duration,
         layer: Option<u64>,
     ) {
-        if layer.is_some() {
-            self.drop_layer(layer);
-            self.rebuild_read_state();
-            self.version += 1;
+        if let Some(id) = layer {
+            self.roll_back_layer(id);
         }
         if self.meta.get(key).is_some_and(|m| m.fetched_at > fetched_at) {
             return;
