@@ -263,6 +263,26 @@ async fn r_retry_an_endpoint_policy_overrides_the_controller_s() {
     assert_eq!(hits(&server, "/todos/1"), 3);
 }
 
+/// A retry delay longer than the clock reaches (`Duration::MAX`) is waited, cut to a century,
+/// not a task that dies on the overflow. The clock is paused and nothing else keeps a timer
+/// (no timeout here), so once the failure is handled the runtime jumps to the retry, which
+/// succeeds; with a timeout, the timeout ends the wait first.
+#[tokio::test(start_paused = true)]
+async fn r_retry_a_delay_longer_than_the_clock_reaches_is_waited_not_a_panic() {
+    let server = DemoServer::start_on_thread().unwrap();
+    let ctrl = controller_with(&server, |b| b.retry(Retry::new(1, Duration::MAX)));
+    let started = Instant::now();
+    server.inject("/todos/1", Fault::Status(503));
+    let todo = ctrl.fetch(&todos().get(), params! { id: 1 }).await.unwrap();
+    assert_eq!(todo.id, 1);
+    assert_eq!(hits(&server, "/todos/1"), 2);
+    assert!(
+        started.elapsed() > Duration::from_secs(365 * 24 * 3_600),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 #[tokio::test]
 async fn r_retry_errors_that_cannot_pass_are_not_retried() {
     let server = DemoServer::start().await.unwrap();

@@ -87,6 +87,25 @@ async fn r_get_4_status_and_expiry() {
     assert_eq!(by_query.data.unwrap().id, "1");
 }
 
+/// `Duration::MAX` as an expiry length means "never": the data and the error stand past any
+/// time the test's clock reaches, and nothing overflows.
+#[tokio::test(start_paused = true)]
+async fn r_exp_1_an_expiry_longer_than_the_clock_reaches_never_comes() {
+    let mut store = Store::new();
+    let forever = WriteOptions::new().data_expiry(Duration::MAX);
+    store
+        .set_response_with::<User>("GET /users/1", &(), &json!({"id": "1"}), forever)
+        .unwrap();
+    store.set_error("GET /users/2", Instant::now(), Error::Reset, Duration::MAX);
+    tokio::time::advance(Duration::from_secs(50 * 365 * 24 * 3600)).await;
+    let data = store.get_response::<User>("GET /users/1", &()).unwrap();
+    assert_eq!(data.status, ExpiryStatus::Valid);
+    assert!(!data.is_stale(Instant::now()));
+    let error = store.get_response::<User>("GET /users/2", &()).unwrap();
+    assert_eq!(error.error, Some(Error::Reset));
+    assert!(error.expires_at.is_some_and(|at| at > Instant::now()));
+}
+
 #[test]
 fn r_exp_2_invalidate_forgets_the_result_but_not_the_entities() {
     let mut store = Store::new();

@@ -145,6 +145,18 @@ impl Spawner {
     }
 }
 
+/// The longest a wait or an expiry lasts: a longer duration (`Duration::MAX` for "never") is cut
+/// to it. No process outlives it, and the instant it gives stays well within what the clock can
+/// name and what a stamp holds.
+const FOREVER: Duration = Duration::from_secs(100 * 365 * 24 * 3_600);
+
+/// `at + by`, with `by` cut to a century: a duration past what the clock can name (an expiry,
+/// a poll period, a retry delay of `Duration::MAX`) is a time that never comes, not an overflow
+/// (R-EXP-1). A clock that cannot count a century past `at` gives `at`.
+pub(crate) fn later(at: Instant, by: Duration) -> Instant {
+    at.checked_add(by.min(FOREVER)).unwrap_or(at)
+}
+
 /// Waits until `at` (at once if it has passed).
 pub(crate) async fn sleep_until(at: Instant) {
     #[cfg(not(target_arch = "wasm32"))]
@@ -168,5 +180,23 @@ pub(crate) async fn timeout<F: Future>(limit: Duration, work: F) -> Option<F::Ou
         biased;
         done = work => Some(done),
         () = sleep_until(deadline) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{FOREVER, Instant, later};
+
+    /// R-EXP-1: an expiry, period or delay longer than the clock reaches is a century on, not a
+    /// panic; any shorter one is added as it is.
+    #[test]
+    fn r_exp_1_a_duration_past_the_clock_is_cut_to_a_century() {
+        let now = Instant::now();
+        assert_eq!(later(now, Duration::from_secs(5)), now + Duration::from_secs(5));
+        assert_eq!(later(now, FOREVER), now + FOREVER);
+        assert_eq!(later(now, Duration::MAX), now + FOREVER);
+        assert_eq!(later(now, Duration::new(u64::MAX / 2, 0)), now + FOREVER);
     }
 }

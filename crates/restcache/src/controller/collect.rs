@@ -27,7 +27,7 @@ impl Controller {
 /// only, letting other tasks run in between. Ends once the Controller is gone.
 async fn collect_loop(inner: Weak<Inner>, every: Duration) {
     loop {
-        rt::sleep_until(Instant::now() + every).await;
+        rt::sleep_until(rt::later(Instant::now(), every)).await;
         loop {
             let Some(inner) = inner.upgrade() else { return };
             let report = inner.store.lock().gc_step();

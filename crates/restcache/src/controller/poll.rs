@@ -91,7 +91,7 @@ async fn poll_loop<S: Schema>(ctrl: Controller, req: Prepared, mut period: watch
     let mut last_start: Option<Instant> = None;
     loop {
         let anchor = last_start.or_else(|| ctrl.inner.store.lock().meta(&req.key).map(|m| m.written_at));
-        let at = anchor.map_or_else(Instant::now, |t| (t + every).max(Instant::now()));
+        let at = anchor.map_or_else(Instant::now, |t| rt::later(t, every).max(Instant::now()));
         tokio::select! {
             // A new period applies before the next poll is decided.
             biased;

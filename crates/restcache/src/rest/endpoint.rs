@@ -55,13 +55,13 @@ pub struct EndpointOptions {
     pub optimistic: Option<bool>,
     /// Request hooks (the `endpoint` option).
     pub hooks: Option<Arc<dyn EndpointHooks>>,
-    /// How long a successful response stays fresh.
+    /// How long a successful response stays fresh (`Duration::MAX`: for ever).
     pub data_expiry_length: Option<Duration>,
-    /// How long an error stands before a read retries.
+    /// How long an error stands before a read retries (`Duration::MAX`: for ever).
     pub error_expiry_length: Option<Duration>,
     /// Stale data reads as `InvalidIfStale`.
     pub invalid_if_stale: Option<bool>,
-    /// Polling period while subscribed.
+    /// Polling period while subscribed (`Duration::MAX`: no poll).
     pub poll_frequency: Option<Duration>,
     /// How this member's requests are retried, instead of the Controller's policy for GETs
     /// and none for mutations (see [`Retry`]).

@@ -244,7 +244,7 @@ impl Http {
                     let wait = policy.delay(n);
                     n += 1;
                     tracing::debug!(url = %start, retry = n, ?wait, error = %e, "retrying after a failure that may pass");
-                    crate::rt::sleep_until(crate::rt::Instant::now() + wait).await;
+                    crate::rt::sleep_until(crate::rt::later(crate::rt::Instant::now(), wait)).await;
                 }
                 done => return done,
             }

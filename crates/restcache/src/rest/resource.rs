@@ -55,11 +55,11 @@ pub struct ResourceOptions {
     pub collection: Option<Arc<dyn CollectionPolicy>>,
     /// Replaces the default rule of which list arguments do not filter.
     pub non_filter_argument_keys: Option<NonFilterKeys>,
-    /// Polling period while subscribed (≥ 1 ms).
+    /// Polling period while subscribed (≥ 1 ms; `Duration::MAX`: no poll).
     pub poll_frequency: Option<Duration>,
-    /// How long a successful response stays fresh (default 60 s).
+    /// How long a successful response stays fresh (default 60 s; `Duration::MAX`: for ever).
     pub data_expiry_length: Option<Duration>,
-    /// How long an error stands (default 1 s).
+    /// How long an error stands (default 1 s; `Duration::MAX`: for ever).
     pub error_expiry_length: Option<Duration>,
     /// Stale data reads as `InvalidIfStale`.
     pub invalid_if_stale: bool,

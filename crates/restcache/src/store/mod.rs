@@ -162,7 +162,7 @@ impl<'a> WriteOptions<'a> {
         self
     }
 
-    /// Sets how long the data stays fresh.
+    /// Sets how long the data stays fresh (`Duration::MAX`: for ever).
     pub fn data_expiry(mut self, d: Duration) -> Self {
         self.data_expiry = d;
         self

@@ -437,7 +437,7 @@ impl Store {
             EndpointMeta {
                 fetched_at,
                 written_at: now,
-                expires_at: Some(now + error_expiry),
+                expires_at: Some(crate::rt::later(now, error_expiry)),
                 error: Some(error),
                 invalidated: false,
             },
@@ -469,7 +469,7 @@ impl Store {
         let tables = Layered::committed(&self.tables);
         settle(&mut pending, tables, args, opts.body, opts.policy, fetched_at);
         let now = Instant::now();
-        let expires_at = now + opts.data_expiry;
+        let expires_at = crate::rt::later(now, opts.data_expiry);
         self.drop_layer(layer);
         let meta = Arc::new(EntityMeta::new(fetched_at, now, expires_at));
         self.memo.get_mut().clock = Stamp::of(now);
