@@ -178,6 +178,63 @@ async fn r_pers_4_a_reload_after_collection_keeps_the_rows_and_their_order() {
     reloaded.reset();
 }
 
+/// R-ERR-2 with R-PERS-4: a stored entry whose place is the counter's last (a corrupt or
+/// hostile `localStorage`) neither panics nor wraps the counter round: the save that would pass
+/// the end fails, the compaction after it numbers the entries again, and a reload has them all.
+#[wasm_bindgen_test]
+async fn r_err_2_a_stored_place_at_the_counter_s_end_is_renumbered() {
+    use restcache::persist::LocalStoragePersister;
+    use restcache::store::Schemas;
+    const PREFIX: &str = "restcache-places-test/";
+    control("POST", "/_control/reset", None).await;
+    let build = || {
+        Controller::builder()
+            .base_url(api())
+            .persist(LocalStoragePersister::new(PREFIX), Schemas::new().with::<Todo>())
+            .build()
+            .expect("a Controller")
+    };
+    let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    let entries = || -> Vec<(String, Value)> {
+        let names = (0..storage.length().unwrap()).filter_map(|i| storage.key(i).unwrap());
+        names
+            .filter(|name| name.starts_with(PREFIX))
+            .map(|name| {
+                let entry = storage.get_item(&name).unwrap().unwrap().parse().unwrap();
+                (name, entry)
+            })
+            .collect()
+    };
+    let get = todos(|o| o).get();
+    let page = build();
+    page.reset();
+    page.suspense(&get, params! { id: 1 }).await.unwrap();
+    drop(page);
+    let (name, mut entry) = entries().into_iter().max_by_key(|(_, e)| e["place"].as_u64()).unwrap();
+    entry["place"] = json!(u64::MAX);
+    storage.set_item(&name, &entry.to_string()).unwrap();
+
+    let reloaded = build();
+    reloaded.suspense(&get, params! { id: 2 }).await.unwrap();
+    drop(reloaded);
+    let places = entries()
+        .iter()
+        .map(|(_, e)| e["place"].as_u64().unwrap())
+        .collect::<Vec<_>>();
+    assert!(
+        places.iter().all(|&p| p as usize <= places.len()),
+        "renumbered: {places:?}"
+    );
+    control("DELETE", "/_control/requests", None).await;
+    let again = build();
+    for id in [1u64, 2] {
+        let read = again.get_response(&get, params! { id: id }).unwrap();
+        assert_eq!(read.data.map(|t| t.id), Some(id));
+    }
+    assert_eq!(requests().await, Vec::<String>::new());
+    again.reset();
+}
+
 #[wasm_bindgen_test]
 async fn r_sub_a_patch_push_and_delete_reach_a_live_list() {
     let ctrl = setup().await;

@@ -130,10 +130,22 @@ impl LocalStoragePersister {
                 }
                 continue;
             }
-            let place = *self.places.entry(slot.clone()).or_insert_with(|| {
-                self.next += 1;
-                self.next
-            });
+            let place = match self.places.get(&slot) {
+                Some(place) => *place,
+                // Places come from the stored entries: one at the end of the counter (a
+                // corrupt entry) fails the save, and the compaction that follows renumbers.
+                None => {
+                    let place = self.next.checked_add(1).ok_or_else(|| {
+                        failed(
+                            "localStorage",
+                            "the entries' places ran out; compacting renumbers them".to_owned(),
+                        )
+                    })?;
+                    self.next = place;
+                    self.places.insert(slot.clone(), place);
+                    place
+                }
+            };
             self.put(storage, &slot, place, change)?;
         }
         Ok(())
@@ -163,9 +175,15 @@ impl Persister for LocalStoragePersister {
     }
 
     /// Writes every slot of `state`, then removes the entries of slots it does not hold: at
-    /// no moment is an entry of the state missing.
+    /// no moment is an entry of the state missing. When the places left could not number the
+    /// state (a stored place at the end of the counter), the entries take the places 1, 2, …
+    /// in the state's order, which is the cache's.
     fn compact(&mut self, state: &[Change]) -> Result<(), Error> {
         let storage = Self::storage()?;
+        if self.next.checked_add(state.len() as u64).is_none() {
+            self.places.clear();
+            self.next = 0;
+        }
         let kept = state.iter().filter(|c| !c.is_clear());
         self.write(&storage, kept.clone())?;
         let slots: std::collections::HashSet<String> = kept.map(Change::slot).collect();
