@@ -389,15 +389,15 @@ async fn futures_join<A: std::future::Future, B: std::future::Future>(a: A, b: B
     let (mut a, mut b) = (std::pin::pin!(a), std::pin::pin!(b));
     let (mut ra, mut rb) = (None, None);
     std::future::poll_fn(|cx| {
-        if ra.is_none() {
-            if let std::task::Poll::Ready(v) = a.as_mut().poll(cx) {
-                ra = Some(v);
-            }
+        if ra.is_none()
+            && let std::task::Poll::Ready(v) = a.as_mut().poll(cx)
+        {
+            ra = Some(v);
         }
-        if rb.is_none() {
-            if let std::task::Poll::Ready(v) = b.as_mut().poll(cx) {
-                rb = Some(v);
-            }
+        if rb.is_none()
+            && let std::task::Poll::Ready(v) = b.as_mut().poll(cx)
+        {
+            rb = Some(v);
         }
         if ra.is_some() && rb.is_some() {
             std::task::Poll::Ready((ra.take().unwrap(), rb.take().unwrap()))

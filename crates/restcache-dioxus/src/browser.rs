@@ -6,9 +6,12 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 use web_sys::{EventTarget, VisibilityState};
 
+/// One registered listener: where, for which event, and the closure the page calls.
+type Listener = (EventTarget, &'static str, Closure<dyn FnMut()>);
+
 /// The listeners one provider registered; dropping it removes them.
 pub(crate) struct Listeners {
-    registered: Vec<(EventTarget, &'static str, Closure<dyn FnMut()>)>,
+    registered: Vec<Listener>,
 }
 
 impl Listeners {
