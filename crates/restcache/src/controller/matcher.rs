@@ -6,6 +6,9 @@ use crate::schema::Schema;
 /// Selects stored keys: an endpoint (its [`test_key`](RestEndpoint::test_key)) or any
 /// `Fn(&str) -> bool`.
 ///
+/// A matcher runs while the Controller holds its cache: it must not call the Controller (that
+/// call would wait for the cache for ever).
+///
 /// ```
 /// use restcache::controller::KeyMatcher;
 /// let todos = |key: &str| key.starts_with("GET /todos");
