@@ -334,9 +334,10 @@ where
 }
 
 /// The component's view of `ep` for `args`: the one of earlier renders while the key is the
-/// same, a new one when it changed. The old view's tasks stop, but its signal (and the status
-/// in it) stays until the component is dropped, as a `ReadSignal` of it may still be read; a
-/// write to it during this render would re-render the component for nothing.
+/// same, a new one when it changed. The old view's tasks stop, and its signal lets go of the
+/// old key's data (it reads `Loading`): the signal itself stays until the component is dropped,
+/// as a `ReadSignal` of it may still be read, but a component that goes through many keys keeps
+/// none of their data.
 fn live_view<S, B, G>(ep: &RestEndpoint<S, B, G>, args: &impl Serialize) -> Rc<RefCell<View<S, B, G>>>
 where
     S: Schema + 'static,
@@ -359,7 +360,9 @@ where
     let view = use_hook(|| Rc::new(RefCell::new(View::start(key.clone(), source()))));
     if view.borrow().key != key {
         let fresh = View::start(key.clone(), source());
-        view.replace(fresh).stop();
+        let mut old = view.replace(fresh);
+        old.stop();
+        old.status.set(ReadStatus::Loading);
     }
     view
 }

@@ -5,6 +5,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use demo_api::DemoServer;
@@ -46,6 +47,8 @@ struct Probe {
     switch: Rc<RefCell<Option<oneshot::Receiver<()>>>>,
     /// The args [`DeepArgs`] reads with.
     deep: Rc<Deep>,
+    /// Each todo [`Switcher`] showed, weakly: whether anything still holds it.
+    shown: Rc<RefCell<Vec<Weak<Todo>>>>,
 }
 
 /// Args with a value nested `depth` arrays deep beside a valid id: too deep to build, clone or
@@ -114,6 +117,7 @@ async fn setup() -> (DemoServer, Probe) {
         log: Rc::default(),
         switch: Rc::default(),
         deep: Rc::new(Deep(Value::Null)),
+        shown: Rc::default(),
     };
     (server, probe)
 }
@@ -257,6 +261,7 @@ async fn a_hook_with_no_provider_gives_a_typed_error_and_no_panic() {
         log: Rc::default(),
         switch: Rc::default(),
         deep: Rc::new(Deep(Value::Null)),
+        shown: Rc::default(),
     };
     let _dom = mount(
         || rsx! { ErrorBoundary { handle_error: |_| rsx! {}, Orphan {} } },
@@ -309,6 +314,9 @@ fn Switcher() -> Element {
         })
     });
     let status = use_live(&todos().get(), params! { id: id() });
+    if let ReadStatus::Ready(todo) = &*status.read() {
+        probe.shown.borrow_mut().push(Arc::downgrade(todo));
+    }
     note(describe(&status.read()));
     rsx! {}
 }
@@ -325,6 +333,23 @@ async fn r_sub_use_live_follows_its_args_to_another_key() {
     rename(&probe, 4, "renamed elsewhere").await;
     until(&mut dom, &probe, "ready: renamed elsewhere").await;
     assert_eq!(paths(&server), ["GET /todos/1", "GET /todos/4", "PATCH /todos/4"]);
+}
+
+/// A bounded memory (R-GC-4): a view that followed its args to another key keeps nothing of the
+/// key it left, however long the component lives; once the cache drops that key's data too, the
+/// data is gone.
+#[tokio::test]
+async fn r_sub_use_live_lets_go_of_the_data_of_the_key_it_left() {
+    let (_server, probe) = setup().await;
+    let (switch, switched) = oneshot::channel();
+    *probe.switch.borrow_mut() = Some(switched);
+    let mut dom = mount(|| rsx! { Provide { Switcher {} } }, &probe);
+    until(&mut dom, &probe, "ready: Todo 1").await;
+    switch.send(()).unwrap();
+    until(&mut dom, &probe, "ready: Todo 4").await;
+    probe.ctrl.as_ref().unwrap().reset();
+    // The first todo shown is todo 1.
+    assert!(probe.shown.borrow()[0].upgrade().is_none(), "todo 1 is still held");
 }
 
 #[component]
