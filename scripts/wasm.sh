@@ -122,7 +122,7 @@ run_tests() {
     # The runner reads the browser's options (headless, no sandbox as root) from webdriver.json.
     (cd crates/browser-tests && wasm_cargo test -p browser-tests)
     # The examples in the page, through their bindings (each with its own webdriver.json).
-    (cd examples/leptos-todos && wasm_cargo test -p leptos-todos --test browser)
+    (cd examples/leptos-todos && wasm_cargo test -p leptos-todos --test browser --test worker)
     (cd examples/dioxus-todos && wasm_cargo test -p dioxus-todos --test browser)
 }
 

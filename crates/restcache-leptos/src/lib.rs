@@ -74,7 +74,8 @@ use serde::Serialize;
 /// [`use_suspense`] and [`use_live`].
 ///
 /// In the browser it also follows the window for as long as the current owner lives (the
-/// listeners go when it is dropped), once per call:
+/// listeners go when it is dropped), once per call (in a worker, which has no window, it
+/// follows nothing):
 ///
 /// | event | call |
 /// |---|---|
@@ -354,8 +355,12 @@ mod browser {
     use web_sys::VisibilityState;
 
     /// Wires the window's focus, visibility and connectivity events to `ctrl`, until the
-    /// current owner cleans up.
+    /// current owner cleans up. Outside a window (a worker, say), wires nothing: Leptos's own
+    /// `window()` would panic there.
     pub(super) fn follow_window(ctrl: &Controller) {
+        if web_sys::window().is_none() {
+            return;
+        }
         if !window().navigator().on_line() {
             ctrl.set_online(false);
         }
