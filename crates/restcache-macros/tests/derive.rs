@@ -317,6 +317,39 @@ fn serde_alias_default_and_deny_unknown_fields_behave_as_serde_documents() -> Re
     Ok(())
 }
 
+/// A ticket whose pk the server writes `"T-<n>"` and the entity keeps as `n`.
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct Ticket {
+    #[entity(pk)]
+    #[serde(deserialize_with = "ticket_number")]
+    id: u64,
+}
+
+fn ticket_number<'de, D: serde::Deserializer<'de>>(de: D) -> std::result::Result<u64, D::Error> {
+    let text = String::deserialize(de)?;
+    let n = text.strip_prefix("T-").and_then(|n| n.parse().ok());
+    n.ok_or_else(|| serde::de::Error::custom(format!("not a ticket: {text}")))
+}
+
+/// R-NORM-3: the pk an input object names (a deleted entity given as an object, query args) is
+/// read as a row reads it, through the pk field's own serde options: its `alias` names it too,
+/// and its `deserialize_with` gives the pk the row has.
+#[test]
+fn r_norm_3_an_object_names_its_pk_through_the_pk_field_s_serde_options() -> Result {
+    let mut store = Store::new();
+    store.set_response::<Vec<Tolerant>>("all", &(), &json!([{ "id": "a" }, { "id": "b" }]))?;
+    store.set_response::<Vec<Invalidate<Tolerant>>>("gone", &(), &json!([{ "ID": "a" }]))?;
+    let left = read::<Vec<Tolerant>>(&store, "all");
+    assert_eq!(left.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ["b"]);
+
+    store.set_response::<Vec<Ticket>>("tickets", &(), &json!([{ "id": "T-12" }, { "id": "T-13" }]))?;
+    store.set_response::<Vec<Invalidate<Ticket>>>("closed", &(), &json!([{ "id": "T-12" }]))?;
+    assert_eq!(*read::<Vec<Invalidate<Ticket>>>(&store, "closed"), ["12"]);
+    let open = read::<Vec<Ticket>>(&store, "tickets");
+    assert_eq!(open.iter().map(|t| t.id).collect::<Vec<_>>(), [13]);
+    Ok(())
+}
+
 /// An entity whose `Default` is its own: every field has a value no type's `Default` gives.
 #[derive(Clone, Debug, PartialEq, Entity)]
 struct Profile {

@@ -7,7 +7,7 @@ use syn::Ident;
 use syn::spanned::Spanned;
 
 use super::parse::{EntityModel, Pk};
-use crate::fields::{self, RowNames};
+use crate::fields::{self, Field, FieldKind, RowNames};
 
 pub(super) fn expand(model: &EntityModel) -> TokenStream {
     let EntityModel {
@@ -29,7 +29,10 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
 
     let (pk, row_pk, row_ref) = match pk {
         Pk::Field(member, name) => (
-            quote! { ::restcache::__private::pk_field(#input, #name) },
+            match fields.iter().find(|f| f.member == *member) {
+                Some(field) => pk_of_object(field, name, serde, &input),
+                None => quote! { ::restcache::__private::pk_field(#input, #name) },
+            },
             quote! {
                 match &#row.#member {
                     ::core::option::Option::Some(value) => ::restcache::__private::pk_of(value),
@@ -142,5 +145,51 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
 
             #assertions
         };
+    }
+}
+
+/// The body of `Entity::pk` for a pk field: the pk an object (query args, a deleted entity given
+/// as an object) names, as a row of that object would have it. The field's value under its JSON
+/// name, else under each of its `alias`es, taken as the pk rule takes a value (a string or a
+/// number); for a field read by a function (`deserialize_with`, `with`), the field alone read
+/// from the object by serde with its own options and the struct's `rename_all`, so the pk is the
+/// one the function gives the row.
+fn pk_of_object(field: &Field, name: &str, container: &[syn::Meta], input: &Ident) -> TokenStream {
+    let Field {
+        member, ty, forwarded, ..
+    } = field;
+    let FieldKind::Plain {
+        deserialize_with: Some(path),
+    } = &field.kind
+    else {
+        let aliases = forwarded.iter().filter_map(|m| match m {
+            syn::Meta::NameValue(nv) if nv.path.is_ident("alias") => Some(&nv.value),
+            _ => None,
+        });
+        return quote! {
+            ::restcache::__private::pk_field(#input, #name)
+                #(.or_else(|| ::restcache::__private::pk_field(#input, #aliases)))*
+        };
+    };
+    let span = ty.span();
+    let forwarded = (!forwarded.is_empty()).then(|| quote!(#[serde(#(#forwarded),*)]));
+    let rename_all: Vec<&syn::Meta> = container.iter().filter(|m| m.path().is_ident("rename_all")).collect();
+    let rename_all = (!rename_all.is_empty()).then(|| quote!(#[serde(#(#rename_all),*)]));
+    quote_spanned! {span=>
+        fn __pk_value<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
+            de: D,
+        ) -> ::core::result::Result<::core::option::Option<#ty>, D::Error> {
+            #path(de).map(::core::option::Option::Some)
+        }
+        #[derive(::restcache::__private::serde::Deserialize)]
+        #[serde(crate = "::restcache::__private::serde")]
+        #rename_all
+        struct __Pk {
+            #[serde(default, deserialize_with = "__pk_value")]
+            #forwarded
+            #member: ::core::option::Option<#ty>,
+        }
+        let pk: __Pk = ::restcache::__private::serde::Deserialize::deserialize(#input).ok()?;
+        pk.#member.as_ref().and_then(::restcache::__private::pk_of).filter(|pk| !pk.is_empty())
     }
 }
