@@ -102,6 +102,13 @@ pub(super) fn parse(input: &DeriveInput) -> darling::Result<EntityModel> {
                     "the primary key field cannot be `#[serde(skip)]`: it would never be read",
                 ));
             }
+            if model.flatten {
+                errors.push(error_at(
+                    span,
+                    "the primary key field cannot be `#[serde(flatten)]`: a pk is one string or number, \
+                     not the object's other fields",
+                ));
+            }
             if container_pk.is_some() {
                 errors.push(error_at(
                     span,
