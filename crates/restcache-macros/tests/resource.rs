@@ -411,6 +411,23 @@ fn a_resource_without_options_has_the_standard_members() -> Result {
 }
 
 resource! {
+    #[resource(path = "/games/:gen/:type", schema = User)]
+    struct Games;
+}
+
+/// Parameters named like keywords become raw fields: `type`, and `gen`, which edition 2024
+/// reserves (this crate is on it), so a plain field `gen` would not compile.
+#[test]
+fn parameters_named_like_keywords_are_raw_fields() -> Result {
+    let params = GamesParams {
+        r#gen: "3".into(),
+        r#type: "rpg".into(),
+    };
+    assert_eq!(Games::get().url(&params)?, "/games/3/rpg");
+    Ok(())
+}
+
+resource! {
     #[resource(path = "/repos/:owner/*path{/:rev}", schema = User)]
     pub struct Files;
 }

@@ -96,13 +96,17 @@ pub(super) fn expand(vis: &Visibility, resource: &Ident, params: &ParamsStruct) 
     }
 }
 
-/// The field for a parameter name: the name itself, raw if it is a keyword, with a `_` after
-/// it if it cannot be a field name even raw.
+/// The field for a parameter name: the name itself, raw if it is a keyword (`gen` included,
+/// which syn reads as an identifier but edition 2024 reserves), with a `_` after it if it cannot
+/// be a field name even raw.
 fn field_ident(name: &str) -> Ident {
     if matches!(name, "self" | "Self" | "super" | "crate" | "_") {
         return format_ident!("{name}_");
     }
-    syn::parse_str::<Ident>(name).unwrap_or_else(|_| Ident::new_raw(name, Span::call_site()))
+    match syn::parse_str::<Ident>(name) {
+        Ok(ident) if name != "gen" => ident,
+        _ => Ident::new_raw(name, Span::call_site()),
+    }
 }
 
 #[cfg(test)]
@@ -114,6 +118,7 @@ mod tests {
         assert_eq!(field_ident("user_id").to_string(), "user_id");
         assert_eq!(field_ident("userId").to_string(), "userId");
         assert_eq!(field_ident("type").to_string(), "r#type");
+        assert_eq!(field_ident("gen").to_string(), "r#gen");
         assert_eq!(field_ident("self").to_string(), "self_");
         assert_eq!(field_ident("_").to_string(), "__");
     }
