@@ -107,9 +107,10 @@ pub(crate) fn serde_container(input: &DeriveInput, errors: &mut darling::error::
         .unwrap_or_default()
 }
 
-/// Builds the model of one field from its serde attributes and the derive's own marker
-/// (`nested`: the field carries `#[entity(schema)]` / `#[schema(nested)]`).
+/// Builds the model of one field of `input` from its serde attributes and the derive's own
+/// marker (`nested`: the field carries `#[entity(schema)]` / `#[schema(nested)]`).
 pub(crate) fn field(
+    input: &DeriveInput,
     field: &syn::Field,
     container: &SerdeContainer,
     nested: bool,
@@ -140,7 +141,7 @@ pub(crate) fn field(
             None => rust,
         }
     });
-    let deserialize_with = serde.deserializer();
+    let deserialize_with = serde.deserializer().map(|path| through_self(path, input));
     let kind = if serde.skipped() {
         FieldKind::Skipped
     } else if nested {
@@ -169,6 +170,20 @@ pub(crate) fn field(
         flatten: serde.flatten.is_present(),
         text,
     })
+}
+
+/// `path` with a leading `Self` spelled as the derive's type (with its parameters): the row's
+/// helpers that call it live in the row's own impl, where `Self` is the row, while serde has
+/// `Self` name the type the attribute is written on.
+fn through_self(path: Path, input: &DeriveInput) -> Path {
+    if path.leading_colon.is_some() || path.segments.first().is_none_or(|s| s.ident != "Self") {
+        return path;
+    }
+    let ident = &input.ident;
+    let (_, ty_generics, _) = input.generics.split_for_impl();
+    let turbofish = ty_generics.as_turbofish();
+    let rest = path.segments.iter().skip(1);
+    syn::parse2(quote!(#ident #turbofish #(:: #rest)*)).unwrap_or(path)
 }
 
 /// Whether `ty` names std's `String` (`String`, `std::string::String` or

@@ -350,6 +350,31 @@ fn r_norm_3_an_object_names_its_pk_through_the_pk_field_s_serde_options() -> Res
     Ok(())
 }
 
+/// A score the server writes as text, read by a function of the entity's own impl.
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct Score {
+    #[entity(pk)]
+    id: u64,
+    #[serde(deserialize_with = "Self::points_from_text")]
+    points: u32,
+}
+
+impl Score {
+    fn points_from_text<'de, D: serde::Deserializer<'de>>(de: D) -> std::result::Result<u32, D::Error> {
+        String::deserialize(de)?.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A `deserialize_with` path through `Self` names the entity's own function, as serde has it,
+/// not one of the hidden row type the derive fills.
+#[test]
+fn a_deserialize_with_path_through_self_names_the_entity_s_function() -> Result {
+    let mut store = Store::new();
+    store.set_response::<Score>("s", &(), &json!({ "id": 1, "points": "41" }))?;
+    assert_eq!(read::<Score>(&store, "s").points, 41);
+    Ok(())
+}
+
 /// An entity whose `Default` is its own: every field has a value no type's `Default` gives.
 #[derive(Clone, Debug, PartialEq, Entity)]
 struct Profile {

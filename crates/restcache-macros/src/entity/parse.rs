@@ -80,7 +80,7 @@ pub(super) fn parse(input: &DeriveInput) -> darling::Result<EntityModel> {
         let marks = errors
             .handle(FieldAttrs::from_attributes(&field.attrs))
             .unwrap_or_default();
-        let Some(model) = fields::field(field, &serde, marks.schema.is_present(), DERIVE, &mut errors) else {
+        let Some(model) = fields::field(input, field, &serde, marks.schema.is_present(), DERIVE, &mut errors) else {
             continue;
         };
         if marks.pk.is_present() {

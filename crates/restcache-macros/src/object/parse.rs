@@ -58,6 +58,7 @@ pub(super) fn parse(input: &DeriveInput) -> darling::Result<ObjectModel> {
             .unwrap_or_default();
         let collection = marks.collection.is_present();
         let Some(model) = fields::field(
+            input,
             field,
             &serde,
             marks.nested.is_present() || collection,
