@@ -980,6 +980,23 @@ pub struct Paginated<E> {
     skip: u64,
 }
 
+/// A page whose type parameter has the name of the one the derive's `normalize` takes.
+#[derive(Clone, Debug, Default, Schema)]
+pub struct PageOf<D> {
+    #[schema(nested)]
+    results: Collection<Vec<D>>,
+    total: u64,
+}
+
+#[test]
+fn a_type_parameter_may_have_any_name() -> Result {
+    let mut store = Store::new();
+    let page = json!({ "results": [{ "id": "1", "title": "a" }], "total": 1 });
+    store.set_response::<PageOf<Todo>>("GET /todos", &(), &page)?;
+    assert_eq!(read::<PageOf<Todo>>(&store, "GET /todos").results.len(), 1);
+    Ok(())
+}
+
 /// The name of `L::Item`.
 fn item_of<L: ListSchema>() -> &'static str {
     std::any::type_name::<L::Item>()

@@ -100,10 +100,10 @@ pub(super) fn expand(model: &ObjectModel) -> TokenStream {
                 type Output = Self;
                 type Stored = #row_ty #row_generics;
 
-                fn normalize<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
-                    #de: D,
-                ) -> ::core::result::Result<Self::Stored, D::Error> {
-                    ::restcache::__private::normalize_object::<#row_ty #row_generics, D>(#de)
+                fn normalize<'de, __D: ::restcache::__private::serde::Deserializer<'de>>(
+                    #de: __D,
+                ) -> ::core::result::Result<Self::Stored, __D::Error> {
+                    ::restcache::__private::normalize_object::<#row_ty #row_generics, __D>(#de)
                 }
 
                 fn from_json(
