@@ -43,7 +43,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// Struct attributes:
 /// - `#[entity(key = "...")]`: the entity key (the name of its table).
 /// - `#[entity(pk = path::to::fn)]`: a `fn(&serde_json::Value) -> Option<String>` computing the
-///   primary key, instead of a pk field.
+///   primary key, instead of a pk field. It runs while a response is normalized: it must not
+///   call the `Controller` or write to the `Store`.
 ///
 /// Field attributes:
 /// - `#[entity(pk)]`: the primary key field (a string or a number). Exactly one of this and the
@@ -84,7 +85,8 @@ pub fn derive_entity(input: TokenStream) -> TokenStream {
 /// - `#[union(attribute = "...")]`: the tag is the string form of this field of the input.
 /// - `#[union(attribute_fn = path::to::fn)]`: the tag is returned by a
 ///   `fn(&Value, Option<&Value>, Option<&str>) -> Option<String>`, given the input, the object
-///   holding it and the key it appears under.
+///   holding it and the key it appears under. Like a pk function, it must not call the
+///   `Controller` or write to the `Store`.
 ///
 /// Variant attributes:
 /// - `#[union(tag = "...")]`: the variant's tag; by default its name in snake_case

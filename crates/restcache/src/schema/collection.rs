@@ -44,7 +44,8 @@ pub trait CollectionPolicy: Send + Sync + 'static {
     }
 
     /// For a collection nested in an entity: the key object of the collection, computed from
-    /// the parent's input object (R-COL-6). `None` keys it by the endpoint's args.
+    /// the parent's input object (R-COL-6). `None` keys it by the endpoint's args. It runs while
+    /// a response is normalized: it must not call the `Controller` or write to the `Store`.
     fn nest_key(&self, parent: &Map<String, Value>) -> Option<Map<String, Value>> {
         let _ = parent;
         None
