@@ -83,6 +83,30 @@ async fn r_exp_5_subscriptions_stay_open_across_a_reset() {
     assert_eq!(hits(&server, "/todos/4"), 2);
 }
 
+/// R-EXP-5: a reset that aborts the view's own fetch leaves the view reading again, and with the
+/// data gone, that read fetches: the view comes to show the data, not an error for good.
+#[tokio::test]
+async fn r_exp_5_a_live_view_whose_fetch_a_reset_aborted_fetches_again() {
+    let (server, ctrl) = setup().await;
+    let mut hold = server.hold("/todos/4");
+    let mut sub = ctrl.subscribe(&todos().get(), params! { id: 4 });
+    let held = hold.arrived().await;
+    ctrl.reset();
+    drop((held, hold));
+    let shown = async {
+        loop {
+            if let Ok(todo) = sub.next().await.unwrap() {
+                return todo;
+            }
+        }
+    };
+    let todo = tokio::time::timeout(Duration::from_secs(30), shown)
+        .await
+        .expect("the view fetched again after the reset");
+    assert_eq!(todo.id, 4);
+    assert_eq!(hits(&server, "/todos/4"), 2);
+}
+
 #[tokio::test]
 async fn r_sub_3_a_deleted_entity_is_refetched_and_the_error_yielded() {
     let (_server, ctrl) = setup().await;

@@ -473,13 +473,19 @@ impl<T> Subscription<T> {
 async fn follow<S: Schema>(ctrl: Controller, req: Prepared, tx: watch::Sender<State<S::Output>>) {
     let mut changes = ctrl.inner.changes.subscribe();
     let mut last: Option<Last<S::Output>> = None;
-    let mut may_fetch = true;
+    // Whether the last read fetched (waited for a fetch or started one in the background).
+    let mut fetched_last = false;
     loop {
         let version = *changes.borrow_and_update();
+        // After our own fetch, a key whose record went (a reset, the collector) or was
+        // invalidated was not changed by our commit: it is read, and fetched, again (R-EXP-2,
+        // R-EXP-5), even if our fetch never committed (a reset aborted it).
+        let gone = || ctrl.inner.store.lock().meta(&req.key).is_none_or(|m| m.invalidated);
+        let may_fetch = !fetched_last || gone();
         let (item, fetched) = ctrl.suspend::<S>(&req.cfg, &req.args, may_fetch).await;
         // Never start a fetch because of the commit of our own fetch (waited for or started in
         // the background): data that expires at once would be refetched without end.
-        may_fetch = !fetched;
+        fetched_last = fetched;
         let written = ctrl.inner.store.lock().meta(&req.key).map(|m| m.written_at);
         let new = !last.as_ref().is_some_and(|l| l.same(&item, written));
         tx.send_modify(|state| {
