@@ -2,11 +2,14 @@
 //! show yet, data, stale data being refetched, or an error with the data the policy keeps
 //! (R-SUS-1, R-FETCH-2, R-POL-2).
 
+use std::time::Duration;
+
 use demo_api::Fault;
 use restcache::Error;
 use restcache::controller::ReadStatus;
 use restcache::prelude::*;
 use restcache::reqwest::StatusCode;
+use restcache::rest::ResourceOptions;
 use serde_json::json;
 
 use crate::fixtures::*;
@@ -183,6 +186,33 @@ async fn r_status_refetch_stale_refetches_stale_live_views_only() {
     ctrl.refetch_stale();
     assert!(matches!(ctrl.status(&get, params! { id: 2 }), Ok(ReadStatus::Ready(_))));
     assert_eq!(hits(&server, "/todos/2"), 1);
+}
+
+/// R-POL-2: `refetch_stale` (what focus and coming back online call) refetches a live view whose
+/// error's time is up, so the view recovers; a view whose error still stands is left alone.
+#[tokio::test]
+async fn r_pol_2_refetch_stale_refetches_a_live_view_whose_error_expired() {
+    let (server, ctrl) = setup().await;
+    let brief = resource(ResourceOptions {
+        path: "/todos/:id".into(),
+        error_expiry_length: Some(Duration::ZERO),
+        ..Default::default()
+    });
+    server.inject("/todos/1", Fault::Status(503));
+    server.inject("/todos/2", Fault::Status(503));
+    let mut expired = ctrl.subscribe(&brief.get(), params! { id: 1 });
+    let mut standing = ctrl.subscribe(&todos().get(), params! { id: 2 });
+    assert!(expired.next().await.unwrap().is_err());
+    assert!(standing.next().await.unwrap().is_err());
+    ctrl.refetch_stale();
+    let next = tokio::time::timeout(Duration::from_secs(30), expired.next()).await;
+    assert_eq!(next.expect("refetched").unwrap().unwrap().id, 1);
+    assert_eq!(hits(&server, "/todos/1"), 2);
+    assert_eq!(
+        hits(&server, "/todos/2"),
+        1,
+        "an error within its expiry is not refetched"
+    );
 }
 
 #[tokio::test]

@@ -219,7 +219,8 @@ impl Controller {
     }
 
     /// Refetches, in the background, every live view ([`subscribe`](Self::subscribe)) whose
-    /// data is stale or expired; fresh ones send nothing. It is what a UI does when its window
+    /// data is stale or expired, or whose error's time is up (R-POL-2); fresh ones, and errors
+    /// still within their `error_expiry_length`, send nothing. It is what a UI does when its window
     /// regains focus or the network comes back. When it returns, each refetch is in flight (or
     /// joined one already in flight), so [`status`](Self::status) shows it as `Fetching`.
     ///

@@ -436,7 +436,7 @@ impl Controller {
     }
 }
 
-/// Refetches `req` in the background when its data is stale, with no error recorded.
+/// Refetches `req` in the background when its data is stale, or its error's time is up (R-POL-2).
 fn revalidate<S: Schema>(req: Prepared) -> Revalidate {
     Arc::new(move |ctrl: &Controller| {
         let read = ctrl
@@ -444,8 +444,8 @@ fn revalidate<S: Schema>(req: Prepared) -> Revalidate {
             .store
             .lock()
             .get_response_with::<S>(&req.key, &req.args, req.cfg.invalid_if_stale);
-        let stale = read.is_ok_and(|r| r.usable().is_some() && r.error.is_none() && r.is_stale(Instant::now()));
-        if stale {
+        let due = read.is_ok_and(|r| (r.usable().is_some() || r.error.is_some()) && r.is_stale(Instant::now()));
+        if due {
             drop(ctrl.start_read::<S>(req.clone(), Reader::Detached));
         }
     })
