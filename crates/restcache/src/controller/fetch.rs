@@ -399,7 +399,7 @@ impl Controller {
             flight: shared.then(|| flight_key.clone()),
             id,
             layer,
-            settle: Arc::clone(&settle),
+            settle,
             settled: false,
         };
         drop(spawner.spawn(async move {
@@ -408,7 +408,7 @@ impl Controller {
             let result = tokio::select! {
                 result = ctrl.execute::<S>(&req, started, epoch, layer) => result,
                 () = cancel.notified() => Err(Error::Reset),
-                () = ctrl.abandoned(&flight_key, id, &settle, &detached) => {
+                () = ctrl.abandoned(&flight_key, id, &task.settle, &detached) => {
                     tracing::debug!(url = %req.url, key = %req.key, "aborted: no reader awaits it any more");
                     task.settled = true;
                     return;
