@@ -17,23 +17,9 @@ use restcache::schema::Schema;
 use restcache::store::WriteOptions;
 use serde_json::{Value, json};
 
-#[derive(Clone, Debug, Default, PartialEq, Entity)]
-struct User {
-    #[entity(pk)]
-    id: String,
-    name: String,
-}
+use self::entities::*;
 
-#[derive(Clone, Debug, Default, PartialEq, Entity)]
-struct Todo {
-    #[entity(pk)]
-    id: u64,
-    title: String,
-    completed: bool,
-    score: Option<f64>,
-    #[entity(schema)]
-    owner: Option<User>,
-}
+mod entities;
 
 #[derive(Clone, Debug, Default, PartialEq, Entity)]
 struct Assignment {
@@ -43,29 +29,6 @@ struct Assignment {
     user: User,
     #[entity(schema)]
     todos: Vec<Todo>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Entity)]
-struct Link {
-    #[entity(pk)]
-    id: u64,
-    url: String,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Entity)]
-struct Post {
-    #[entity(pk)]
-    id: String,
-    content: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Union)]
-#[union(attribute = "type")]
-enum FeedItem {
-    Link(Link),
-    Post(Post),
-    #[union(other)]
-    Other(Value),
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Entity)]
@@ -96,8 +59,6 @@ struct TodoPage {
     total: u64,
     next_page: Option<u64>,
 }
-
-type TodoList = Collection<Vec<Todo>>;
 
 const METHODS: [&str; 8] = ["GET", "GET", "POST", "PUT", "PATCH", "DELETE", "DELETE", "GET"];
 

@@ -17,50 +17,11 @@ use libfuzzer_sys::fuzz_target;
 use restcache::persist::{FilePersister, Persister};
 use restcache::prelude::*;
 use restcache::store::{Schemas, Snapshot};
-use serde_json::{Value, json};
+use serde_json::json;
 
-#[derive(Clone, Debug, Default, PartialEq, Entity)]
-struct User {
-    #[entity(pk)]
-    id: String,
-    name: String,
-}
+use self::entities::*;
 
-#[derive(Clone, Debug, Default, PartialEq, Entity)]
-struct Todo {
-    #[entity(pk)]
-    id: u64,
-    title: String,
-    completed: bool,
-    score: Option<f64>,
-    #[entity(schema)]
-    owner: Option<User>,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Entity)]
-struct Link {
-    #[entity(pk)]
-    id: u64,
-    url: String,
-}
-
-#[derive(Clone, Debug, Default, PartialEq, Entity)]
-struct Post {
-    #[entity(pk)]
-    id: String,
-    content: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Union)]
-#[union(attribute = "type")]
-enum FeedItem {
-    Link(Link),
-    Post(Post),
-    #[union(other)]
-    Other(Value),
-}
-
-type TodoList = Collection<Vec<Todo>>;
+mod entities;
 
 fn schemas() -> Schemas {
     Schemas::new()
