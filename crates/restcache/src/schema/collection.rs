@@ -11,7 +11,7 @@ use std::ops::DerefMut;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use super::normalize::{CollectionMode, Pending, Seg, invalid, list, refuse_other_kinds, with, wrong_kind};
+use super::normalize::{Pending, Seg, invalid, list, refuse_other_kinds, with, wrong_kind};
 use super::registry::Decoder;
 use super::{EntityField, EntityRef, EntitySchema, RefSink, Registry, Schema, forward_schema, output_wrapper, refs_in};
 use crate::json::as_map;
@@ -235,14 +235,14 @@ pub(super) fn write_list<P: CollectionPolicy + Default>(
             _ => None,
         };
         let pk = collection_pk(&key.unwrap_or(Cow::Borrowed(n.args())));
-        let page = !nested && n.mode == CollectionMode::Append;
+        let page = !nested && n.page;
         let list = make(page);
         if page {
             // A page's fetch resolves to the page, not to the list it joins (R-FETCH-5).
             n.pending.pages.push((table, pk.clone(), list.clone()));
-            n.pending.edit_list(table, &pk, list, page_edit);
+            n.pending.set(table, &pk, Record::List(list), Some(page_edit));
         } else {
-            n.pending.list(table, &pk, list);
+            n.pending.set(table, &pk, Record::List(list), None);
         }
         EntityRef::from(pk)
     })
@@ -500,7 +500,7 @@ impl Join {
             }
         }
         for (pk, edit) in edits {
-            pending.edit_list(self.table, pk, self.item.clone(), edit);
+            pending.set(self.table, pk, Record::List(self.item.clone()), Some(edit));
         }
     }
 }
@@ -641,9 +641,9 @@ impl<L: ListSchema> Schema for Page<L> {
     const PARENT: super::ParentUse = L::PARENT;
 
     fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<L::Stored, D::Error> {
-        let was = with(|n| std::mem::replace(&mut n.mode, CollectionMode::Append));
+        let was = with(|n| std::mem::replace(&mut n.page, true));
         let r = L::normalize(de);
-        with(|n| n.mode = was);
+        with(|n| n.page = was);
         r
     }
 

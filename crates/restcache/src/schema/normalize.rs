@@ -37,21 +37,12 @@ pub(crate) enum Seg {
     Index(usize),
 }
 
-/// How collections at the top of the response are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CollectionMode {
-    /// `get_list`: the response replaces the collection record (R-COL-3).
-    Replace,
-    /// `get_page`: new references are appended to the stored record (R-PAGE-3).
-    Append,
-}
-
 /// The writes of one normalization into one table, in document order of first occurrence.
 ///
 /// Its rows have the table's own type, so that a commit into a table that has no rows yet
 /// takes the whole map as the table (setting each row's meta and version), without copying or
 /// hashing a row again.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct PendingTable {
     pub name: &'static str,
     /// `pk → record`: an entity's record (all the response's fields for this pk, repeats
@@ -69,15 +60,6 @@ pub(crate) struct PendingTable {
 }
 
 impl PendingTable {
-    fn new(name: &'static str) -> Self {
-        PendingTable {
-            name,
-            rows: RowMap::default(),
-            hashes: Vec::new(),
-            edits: Vec::new(),
-        }
-    }
-
     /// The row of `pk`, added (as INVALID) if new; and its index.
     fn row(&mut self, pk: &str) -> (usize, &mut Record, bool) {
         let hash = PkHasher::pk(pk);
@@ -126,7 +108,8 @@ pub(crate) struct Pending {
     /// Created entities whose lists are found when the batch is committed: those of a
     /// normalization without the tables ([`crate::schema::join_lists`]).
     pub joins: Vec<Join>,
-    /// INVALID marks for the tables that hold the pk when the batch is committed.
+    /// INVALID marks that the commit writes only into a table that holds the pk then: a deleted
+    /// union member named by its pk alone, in every variant table that holds it (R-INV-1).
     pub if_stored: Vec<(&'static str, String)>,
 }
 
@@ -138,7 +121,10 @@ impl Pending {
             .iter()
             .rposition(|t| std::ptr::eq(t.name, name) || t.name == name);
         let i = found.unwrap_or_else(|| {
-            self.tables.push(PendingTable::new(name));
+            self.tables.push(PendingTable {
+                name,
+                ..PendingTable::default()
+            });
             self.tables.len() - 1
         });
         self.last = i;
@@ -162,9 +148,11 @@ impl Pending {
         }
     }
 
-    /// Sets the write of `(table, pk)`, replacing an earlier one; `edit` as
-    /// [`PendingTable::edits`].
-    fn set(&mut self, table: &'static str, pk: &str, record: Record, edit: Option<ListEdit>) {
+    /// Sets the write of `(table, pk)`, replacing an earlier one: an INVALID mark, or a
+    /// collection's record (a list, a map) that replaces the stored one (get_list, R-COL-3) or,
+    /// with an `edit` ([`PendingTable::edits`]), adds the references the stored one lacks (push,
+    /// unshift, get_page) or removes them (remove, move).
+    pub(crate) fn set(&mut self, table: &'static str, pk: &str, record: Record, edit: Option<ListEdit>) {
         let t = self.table(table);
         let (index, slot, _) = t.row(pk);
         *slot = record;
@@ -195,34 +183,21 @@ impl Pending {
     pub(crate) fn invalid(&mut self, table: &'static str, pk: &str) {
         self.set(table, pk, Record::Invalid, None);
     }
-
-    /// An INVALID mark that the commit writes only if the table holds `pk` then: a deleted
-    /// union member named by its pk alone, in every variant table that holds it (R-INV-1).
-    pub(crate) fn invalid_if_stored(&mut self, table: &'static str, pk: String) {
-        self.if_stored.push((table, pk));
-    }
-
-    /// A collection's new record (a list, a map), replacing the stored one (get_list, R-COL-3).
-    pub(crate) fn list(&mut self, table: &'static str, pk: &str, list: Box<dyn List>) {
-        self.set(table, pk, Record::List(list), None);
-    }
-
-    /// References to add to a stored collection (those it holds are skipped when the batch is
-    /// committed: push, unshift, get_page), or to remove from it (remove, move), as `edit` says.
-    pub(crate) fn edit_list(&mut self, table: &'static str, pk: &str, items: Box<dyn List>, edit: ListEdit) {
-        self.set(table, pk, Record::List(items), Some(edit));
-    }
 }
 
 /// The state of one normalization: what it reads (the call's args and body), where it is in
 /// the input, and what it will write. Reached with [`with`] while [`run`] runs.
+#[derive(Default)]
 pub(crate) struct Normalizing {
     pub args: Value,
     pub path: Vec<Seg>,
     pub pending: Pending,
     /// How many entities the value being normalized is inside.
     pub entity_depth: usize,
-    pub mode: CollectionMode,
+    /// Whether collections at the top of the response are pages (`get_page`), whose new
+    /// references are appended to the stored record (R-PAGE-3), rather than lists that replace
+    /// it (`get_list`, R-COL-3).
+    pub page: bool,
     /// Whether the value is an element of a list (or a `Values` map): an unmatched union
     /// element is then skipped, not refused.
     pub in_list: bool,
@@ -291,7 +266,11 @@ pub(crate) fn run<T, E>(
     normalize: impl FnOnce() -> Result<T, E>,
     syntax: impl FnOnce(E, String, Option<&'static str>) -> Error,
 ) -> Result<Outcome<T>, Error> {
-    let state = Normalizing::new(args, pk_fallback);
+    let state = Normalizing {
+        args,
+        pk_fallback,
+        ..Normalizing::default()
+    };
     /// Puts the enclosing state back, however `normalize` ends.
     struct Restore(Option<Normalizing>);
     impl Drop for Restore {
@@ -333,7 +312,7 @@ pub(crate) fn with<R>(f: impl FnOnce(&mut Normalizing) -> R) -> R {
             error: Some(Error::InvalidConfig {
                 reason: "a schema normalized outside a store write".into(),
             }),
-            ..Normalizing::new(Value::Null, None)
+            ..Normalizing::default()
         });
         f(state)
     })
@@ -359,7 +338,7 @@ pub(crate) fn in_object<R: RowData, E: de::Error>(
     let mut row = read();
     let refused = entity.filter(|_| row.is_err());
     if refused.is_some() {
-        note_failure();
+        note_failure(None);
     }
     let finished = match &mut row {
         Ok(row) => finish_object(row),
@@ -380,23 +359,13 @@ pub(crate) fn in_object<R: RowData, E: de::Error>(
     Ok((row?, fallback))
 }
 
-/// Notes the current position as where the normalization failed, unless a deeper failure was
-/// noted first: the position a serde error is reported at.
-fn note_failure() {
-    with(|n| {
-        if n.failed_at.is_none() {
-            n.failed_at = Some(n.pointer());
-        }
-    });
-}
-
-/// [`note_failure`] at the field `key` of the current position.
-pub(crate) fn note_failure_at(key: &str) {
+/// Notes the current position (or its field `key`) as where the normalization failed, unless
+/// a deeper failure was noted first: the position a serde error is reported at.
+pub(crate) fn note_failure(key: Option<&str>) {
     with(|n| {
         if n.failed_at.is_none() {
             let mut at = n.pointer();
-            at.push('/');
-            at.push_str(&key.replace('~', "~0").replace('/', "~1"));
+            key.inspect(|key| push_key(&mut at, key));
             n.failed_at = Some(at);
         }
     });
@@ -411,44 +380,23 @@ pub(crate) fn fail<E: de::Error>(error: Error) -> E {
     E::custom("normalization failed")
 }
 
-/// The JSON Pointer of a path.
-fn pointer_of(path: &[Seg]) -> String {
-    let mut s = String::new();
-    for seg in path {
-        s.push('/');
-        match seg {
-            Seg::Key(k) => s.push_str(&k.replace('~', "~0").replace('/', "~1")),
-            Seg::Index(i) => s.push_str(&i.to_string()),
-        }
-    }
-    s
+/// Appends one step, `key`, to the JSON Pointer `to`.
+fn push_key(to: &mut String, key: &str) {
+    to.push('/');
+    to.push_str(&key.replace('~', "~0").replace('/', "~1"));
 }
 
 impl Normalizing {
-    /// The state a normalization of a call with `args` starts in.
-    fn new(args: Value, pk_fallback: Option<String>) -> Self {
-        Normalizing {
-            args,
-            path: Vec::new(),
-            pending: Pending::default(),
-            entity_depth: 0,
-            mode: CollectionMode::Replace,
-            in_list: false,
-            pk_fallback,
-            parent: None,
-            parent_key: None,
-            deferred: Vec::new(),
-            frame: 0,
-            frames: 0,
-            error: None,
-            failed_at: None,
-            failed_entity: None,
-        }
-    }
-
     /// The JSON Pointer of the value being normalized (`""` is the root).
     pub fn pointer(&self) -> String {
-        pointer_of(&self.path)
+        let mut s = String::new();
+        for seg in &self.path {
+            match seg {
+                Seg::Key(k) => push_key(&mut s, k),
+                Seg::Index(i) => s.push_str(&format!("/{i}")),
+            }
+        }
+        s
     }
 
     /// The args of the call being normalized (always an object).
@@ -582,7 +530,7 @@ impl<'de, S: Schema> Visitor<'de> for ListVisitor<S> {
                 with(|n| n.path.push(Seg::Index(i)));
                 let item = seq.next_element_seed(OptionSeed::<S>(std::marker::PhantomData));
                 if item.is_err() {
-                    note_failure();
+                    note_failure(None);
                 }
                 with(|n| n.path.pop());
                 let Some(item) = item? else {
@@ -652,7 +600,7 @@ pub fn nested<'de, S: Schema, D: Deserializer<'de>>(de: D, name: &'static str) -
     in_field(name, None, || {
         let r = S::normalize(de);
         if r.is_err() {
-            note_failure();
+            note_failure(None);
         }
         r.map(Some)
     })

@@ -11,7 +11,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
-use crate::schema::normalize::{invalid, note_failure_at, refuse_other_kinds};
+use crate::schema::normalize::{invalid, note_failure, refuse_other_kinds};
 
 /// `de`, giving the row's visitor only an object.
 pub(crate) struct ObjectInput<D> {
@@ -110,7 +110,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Keyed<'de, A> {
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, A::Error> {
         let value = self.map.next_value_seed(seed);
         if value.is_err() {
-            note_failure_at(self.key.as_str());
+            note_failure(Some(self.key.as_str()));
         }
         value
     }

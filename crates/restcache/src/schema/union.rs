@@ -417,7 +417,7 @@ fn invalidate_value<U: Union>(
         };
         let Some(pk) = pk else { continue };
         if !unmatched {
-            ctx.pending.invalid_if_stored(key, pk.clone());
+            ctx.pending.if_stored.push((key, pk.clone()));
         }
         first.get_or_insert(pk);
     }
