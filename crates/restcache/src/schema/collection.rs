@@ -327,15 +327,12 @@ fn join_lists_of<'de, L: ListSchema, D: Deserializer<'de>>(
     if !L::Item::is_entity(&r) {
         return Err(invalid(None, "the entity matches no variant"));
     }
-    let kind = match kind {
-        JoinKind::Move { join, .. } => JoinKind::Move {
-            row: L::Item::row_of(&r).map(|(table, pk)| (table, pk.to_owned())),
-            join,
-        },
-        kind => kind,
+    let row = match kind {
+        JoinKind::Move(_) => L::Item::row_of(&r).map(|(table, pk)| (table, pk.to_owned())),
+        JoinKind::Edit(_) => None,
     };
     let item = Box::new(Members::unique(vec![r.clone()]));
-    with(|n| n.pending.joins.push(Join::of::<L>(item, kind)));
+    with(|n| n.pending.joins.push(Join::of::<L>(item, kind, row)));
     Ok(r)
 }
 
@@ -391,13 +388,9 @@ pub(crate) enum JoinKind {
     /// edited so (R-COL-4/5/7).
     Edit(ListEdit),
     /// move: the collections whose key accepted the entity before the write lose it, those
-    /// whose key accepts it after gain it at their end (R-COL-8). `row` is the entity's table
-    /// and pk, whose fields before and after the write are compared; `join` how a list it joins
-    /// takes it (at its end, or at its start).
-    Move {
-        row: Option<(&'static str, String)>,
-        join: ListEdit,
-    },
+    /// whose key accepts it after gain it, as the edit says (at their end, or at their start;
+    /// R-COL-8).
+    Move(ListEdit),
 }
 
 /// The entity of a push, unshift, remove or move and what it does to the collections of its
@@ -408,19 +401,23 @@ pub(crate) struct Join {
     /// The entity's reference, as a list of one.
     item: Box<dyn List>,
     kind: JoinKind,
+    /// A move's entity: its table and pk, whose fields before and after the write are compared
+    /// (`None` for a union's, decided by the args and body alone).
+    row: Option<(&'static str, String)>,
     /// The collection type's `non_filter_argument_keys`, unless the write's policy overrides it.
     non_filter: fn(&str) -> bool,
 }
 
 impl Join {
-    /// `item`'s join of the collections of `L`'s table, as `kind` says.
-    pub(super) fn of<L: ListSchema>(item: Box<dyn List>, kind: JoinKind) -> Join {
+    /// `item`'s join of the collections of `L`'s table, as `kind` says; `row` as [`Join::row`].
+    pub(super) fn of<L: ListSchema>(item: Box<dyn List>, kind: JoinKind, row: Option<(&'static str, String)>) -> Join {
         let info =
             L::collection().unwrap_or_else(|| CollectionInfo::of::<DefaultCollectionPolicy>(L::Item::collection_key()));
         Join {
             table: info.table,
             item,
             kind,
+            row,
             non_filter: info.non_filter_argument_keys,
         }
     }
@@ -450,15 +447,13 @@ impl Join {
         };
         // Whether the stored entity is newer than the write: then it keeps its fields (R-NORM-7),
         // and they decide where it belongs after the write too.
-        let (before, after, older) = match &self.kind {
-            JoinKind::Move {
-                row: Some((table, pk)), ..
-            } => {
+        let (before, after, older) = match &self.row {
+            Some((table, pk)) => {
                 let stored = tables.find(table, pk).map(|(_, _, slot)| slot);
                 let older = stored.is_some_and(|slot| slot.meta.fetched_at > fetched_at);
                 (fields(stored), fields(pending.row(table, pk)), older)
             }
-            _ => (None, None, false),
+            None => (None, None, false),
         };
         let mut edits = Vec::new();
         for (pk, slot) in t.rows.iter() {
@@ -470,9 +465,9 @@ impl Join {
             };
             let edit = match &self.kind {
                 JoinKind::Edit(edit) => accepts(&filter, args, body, non_filter).then_some(*edit),
-                JoinKind::Move { row, join } => {
+                JoinKind::Move(join) => {
                     let new = after.as_ref().unwrap_or(&empty);
-                    let (was, is) = match (row, before.as_ref()) {
+                    let (was, is) = match (&self.row, before.as_ref()) {
                         // A union's fields are not looked up: the args and body decide.
                         (None, _) => (
                             fits(&filter, &[args], non_filter),
@@ -618,20 +613,8 @@ macro_rules! list_member {
 list_member!(Push, JoinKind::Edit(ListEdit::Append));
 list_member!(Unshift, JoinKind::Edit(ListEdit::Prepend));
 list_member!(Remove, JoinKind::Edit(ListEdit::Remove));
-list_member!(
-    Move,
-    JoinKind::Move {
-        row: None,
-        join: ListEdit::Append
-    }
-);
-list_member!(
-    MoveToFront,
-    JoinKind::Move {
-        row: None,
-        join: ListEdit::Prepend
-    }
-);
+list_member!(Move, JoinKind::Move(ListEdit::Append));
+list_member!(MoveToFront, JoinKind::Move(ListEdit::Prepend));
 
 impl<L: ListSchema> Schema for Page<L> {
     type Output = L::Output;

@@ -157,7 +157,7 @@ impl<T: EntitySchema, P: CollectionPolicy + Default> Schema for Assign<Collectio
     fn normalize<'de, D: Deserializer<'de>>(de: D) -> Result<Self::Stored, D::Error> {
         let map = <Values<T> as Schema>::normalize(de)?;
         let entries = Box::new(Entries::new(map.clone()));
-        let join = Join::of::<Collection<Values<T>, P>>(entries, JoinKind::Edit(ListEdit::Assign));
+        let join = Join::of::<Collection<Values<T>, P>>(entries, JoinKind::Edit(ListEdit::Assign), None);
         with(|n| n.pending.joins.push(join));
         Ok(map)
     }
