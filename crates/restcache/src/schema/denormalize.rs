@@ -149,7 +149,14 @@ impl<'s> DenormalizeCtx<'s> {
         match found {
             Some((id, row, slot)) => {
                 self.next_rows[id as usize % HINTS] = row as u32 + 1;
-                self.note(id, row, slot);
+                if self.tracked {
+                    let version = slot.version;
+                    self.deps.slots.push(SlotDep {
+                        table: id,
+                        row: row as u32,
+                        version,
+                    });
+                }
                 Some((id, row, slot))
             }
             None => {
@@ -159,18 +166,6 @@ impl<'s> DenormalizeCtx<'s> {
                 None
             }
         }
-    }
-
-    /// Records a dependency on a row (when the read is tracked).
-    fn note(&mut self, table: TableId, row: usize, slot: &Slot) {
-        if !self.tracked {
-            return;
-        }
-        self.deps.slots.push(SlotDep {
-            table,
-            row: row as u32,
-            version: slot.version,
-        });
     }
 
     /// Records a dependency on a whole table (its set of rows, when tracked), for `All`. Returns
@@ -193,25 +188,13 @@ impl<'s> DenormalizeCtx<'s> {
             return Err(Unresolved);
         };
         let at = (table, row as u32);
-        if self.depth >= MAX_ENTITY_DEPTH || self.stack[..self.depth].contains(&at) {
-            return E::read(
-                stored,
-                &mut EntityReader {
-                    ctx: self,
-                    shallow: true,
-                },
-            );
+        let shallow = self.depth >= MAX_ENTITY_DEPTH || self.stack[..self.depth].contains(&at);
+        if !shallow {
+            self.stack[self.depth] = at;
+            self.depth += 1;
         }
-        self.stack[self.depth] = at;
-        self.depth += 1;
-        let r = E::read(
-            stored,
-            &mut EntityReader {
-                ctx: self,
-                shallow: false,
-            },
-        );
-        self.depth -= 1;
+        let r = E::read(stored, &mut EntityReader { ctx: self, shallow });
+        self.depth -= usize::from(!shallow);
         r
     }
 
