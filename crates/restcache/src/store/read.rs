@@ -3,7 +3,6 @@
 
 use std::any::{Any, TypeId};
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::rt::Instant;
@@ -89,7 +88,7 @@ pub(super) struct Memo {
     /// the collector's least-recently-read order (R-GC-4), without reading the clock.
     pub(super) clock: Stamp,
     pub(super) registry: Registry,
-    pub(super) checked: HashSet<TypeId, BuildHasherDefault<TypeIdHasher>>,
+    pub(super) checked: HashSet<TypeId>,
 }
 
 impl Memo {
@@ -110,36 +109,6 @@ impl Memo {
     pub(super) fn last_read(&self, key: &str) -> Option<Stamp> {
         self.entries.get(key)?.iter().map(|e| e.last_read).max()
     }
-}
-
-/// Hashes a [`TypeId`], which is already a hash chosen by the compiler (not by a server):
-/// its bits are used as they are, so the schema check of every read costs no keyed hash.
-#[derive(Default)]
-pub(super) struct TypeIdHasher(u64);
-
-impl Hasher for TypeIdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Not reached by `TypeId` today (it writes whole integers); kept correct for any input.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = self.0.rotate_left(32) ^ n;
-    }
-}
-
-/// The outcome of one read, before status and expiry are worked out.
-struct Read<T> {
-    data: Option<Arc<T>>,
-    invalid: bool,
-    /// Query mode: the earliest expiry of the records the read touched (R-GET-4).
-    touched_expiry: Option<Instant>,
 }
 
 impl Store {
@@ -178,18 +147,6 @@ impl Store {
             expires_at: view.expires_at,
             error: view.error.map(|e| *e),
         })
-    }
-
-    fn view<T>(&self, key: &str, hash: u64, read: &Read<T>) -> View {
-        let meta = get_hashed(&self.meta, hash, key);
-        View {
-            expires_at: match meta {
-                Some(m) => m.expires_at,
-                None => read.touched_expiry,
-            },
-            invalid: meta.is_some_and(|m| m.invalidated) || read.invalid && meta.is_none_or(|m| m.error.is_none()),
-            error: meta.and_then(|m| m.error.clone()).map(Box::new),
-        }
     }
 
     /// The memo's answer to a read of `key` by the schema whose `TypeId` is `schema` (its
@@ -251,11 +208,9 @@ impl Store {
             });
         if let Some(e) = cached {
             // Current, but the store changed: the key's meta may have.
-            let read = self.found::<S>(&e.found, &e.deps, result.is_none());
-            e.view = self.view(key, hash, &read);
-            e.checked_at = self.version;
-            e.last_read = clock;
-            return Ok((read.data, e.view.clone()));
+            let (data, view) = self.answer::<S::Output>(key, hash, &e.found, &e.deps, result.is_none());
+            (e.view, e.checked_at, e.last_read) = (view.clone(), self.version, clock);
+            return Ok((data, view));
         }
 
         let empty = Value::Object(Map::new());
@@ -272,8 +227,7 @@ impl Store {
             Some(Err(_)) => Found::Invalid,
             None => Found::Nothing,
         };
-        let read = self.found::<S>(&found, &deps, result.is_none());
-        let view = self.view(key, hash, &read);
+        let (data, view) = self.answer::<S::Output>(key, hash, &found, &deps, result.is_none());
         let entry = MemoEntry {
             schema,
             epoch: self.epoch,
@@ -293,7 +247,7 @@ impl Store {
             Some(old) => *old = entry,
             None => entries.push(entry),
         }
-        Ok((read.data, view))
+        Ok((data, view))
     }
 
     /// Forgets every memoized read, so the next read is cold ([`crate::bench_hooks`]).
@@ -302,7 +256,17 @@ impl Store {
         self.memo.lock().entries.clear();
     }
 
-    fn found<S: Schema>(&self, found: &Found, deps: &Deps, query_mode: bool) -> Read<S::Output> {
+    /// What a read of `key` that found `found`, depending on `deps`, answers: its data, and
+    /// its view from the key's meta; a read in query mode, which has no meta, expires with the
+    /// earliest of the records it touched (R-GET-4).
+    fn answer<T: Send + Sync + 'static>(
+        &self,
+        key: &str,
+        hash: u64,
+        found: &Found,
+        deps: &Deps,
+        query_mode: bool,
+    ) -> Answer<T> {
         // The rows the read looked up, and every row of the tables it enumerated (`All` reads
         // each of them, INVALID ones included, as a reference to one counts).
         let touched_expiry = || {
@@ -320,12 +284,17 @@ impl Store {
             let expiries = looked_up.chain(enumerated).map(|slot| slot.meta.expires_at);
             expiries.min().map(Stamp::instant)
         };
-        Read {
-            data: found.data(),
-            invalid: matches!(found, Found::Invalid),
-            touched_expiry: (query_mode && !matches!(found, Found::Nothing))
-                .then(touched_expiry)
-                .flatten(),
-        }
+        let meta = get_hashed(&self.meta, hash, key);
+        let invalid = matches!(found, Found::Invalid);
+        let view = View {
+            expires_at: match meta {
+                Some(m) => m.expires_at,
+                None if query_mode && !matches!(found, Found::Nothing) => touched_expiry(),
+                None => None,
+            },
+            invalid: meta.is_some_and(|m| m.invalidated) || invalid && meta.is_none_or(|m| m.error.is_none()),
+            error: meta.and_then(|m| m.error.clone()).map(Box::new),
+        };
+        (found.data(), view)
     }
 }
