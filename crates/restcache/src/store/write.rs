@@ -125,15 +125,6 @@ pub(super) fn normalize_value<S: Schema>(
     )
 }
 
-/// Whether `bytes` are the JSON text `null`, with JSON's whitespace (not form feeds) around it.
-fn is_null_text(bytes: &[u8]) -> bool {
-    let text = |b: &u8| !matches!(b, b' ' | b'\t' | b'\n' | b'\r');
-    match (bytes.iter().position(text), bytes.iter().rposition(text)) {
-        (Some(start), Some(end)) => &bytes[start..=end] == b"null",
-        _ => false,
-    }
-}
-
 /// [`normalize_value`] from bytes: parsed and normalized in one pass where the empty-response
 /// rules (which look at the whole value) cannot apply. Whitespace alone is an empty response;
 /// `syntax` makes the error of bytes that are not JSON.
@@ -144,12 +135,12 @@ fn normalize_bytes<S: Schema>(
     body: Option<&Value>,
     syntax: &dyn Fn(serde_json::Error) -> Error,
 ) -> Result<Outcome<S::Stored>, Error> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return normalize_value::<S>(method, Value::Null, args, body, None);
-    }
-    // An entity's PUT/PATCH response is empty only when it is `null`, which its text tells;
-    // any other body takes the one-pass path.
-    if S::KIND == SchemaKind::Entity && matches!(method, "PUT" | "PATCH") && is_null_text(bytes) {
+    // An entity's PUT/PATCH response is empty only when it is `null` (with JSON's whitespace
+    // around it, not form feeds), which its text tells; any other body takes the one-pass path.
+    let null = || std::str::from_utf8(bytes).is_ok_and(|s| s.trim_matches([' ', '\t', '\n', '\r']) == "null");
+    if bytes.iter().all(u8::is_ascii_whitespace)
+        || S::KIND == SchemaKind::Entity && matches!(method, "PUT" | "PATCH") && null()
+    {
         return normalize_value::<S>(method, Value::Null, args, body, None);
     }
     if matches!(S::KIND, SchemaKind::Invalidate | SchemaKind::InvalidateList) {
@@ -488,33 +479,27 @@ impl Store {
             if let Some(journal) = self.journal.as_mut() {
                 journal.key(key);
             }
-            // Measured only when the store collects, and only a result that changed.
-            let measured = self.gc.is_some();
-            let bytes = |result: &dyn AnyStored| match measured {
-                true => gc::key_bytes(key, result),
-                false => 0,
-            };
-            let old = match self.results.get_mut(key) {
-                Some(r) if r.value.same(result.as_ref()) => r.bytes,
-                Some(r) => {
-                    let bytes = bytes(result.as_ref());
-                    r.value = result;
-                    r.walk = Some(walk);
-                    r.version = Self::bump(&mut self.next_version);
-                    std::mem::replace(&mut r.bytes, bytes)
-                }
-                None => {
-                    let version = Self::bump(&mut self.next_version);
-                    let stored = StoredResult {
-                        bytes: bytes(result.as_ref()),
-                        value: result,
-                        version,
-                        walk: Some(walk),
-                    };
-                    self.results.insert(key.to_owned(), stored);
+            let stored = self.results.get_mut(key);
+            let old = stored.as_ref().map_or(0, |r| r.bytes);
+            if !stored.as_ref().is_some_and(|r| r.value.same(result.as_ref())) {
+                // Measured only when the store collects, and only a result that changed.
+                let bytes = if self.gc.is_some() {
+                    gc::key_bytes(key, result.as_ref())
+                } else {
                     0
+                };
+                let version = Self::bump(&mut self.next_version);
+                let new = StoredResult {
+                    value: result,
+                    version,
+                    walk: Some(walk),
+                    bytes,
+                };
+                match stored {
+                    Some(r) => *r = new,
+                    None => drop(self.results.insert(key.to_owned(), new)),
                 }
-            };
+            }
             if let Some(gc) = self.gc.as_deref_mut() {
                 let new = self.results.get(key).map_or(0, |r| r.bytes);
                 gc.key_written(key, old, new);
