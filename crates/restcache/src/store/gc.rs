@@ -32,7 +32,7 @@ use crate::refs::{AnyStored, RefSink, RefWalk, Visit};
 use crate::rt::Instant;
 use crate::schema::Schema;
 use crate::schema::denormalize::SlotDep;
-use crate::tables::{Record, Slot, Stamp, TableId, Tables};
+use crate::tables::{Layered, Record, Slot, Stamp, TableId, Tables};
 
 /// When a store collects (R-GC-1..5): how old an unreferenced result or row must be, the byte
 /// budget, and how much work one step does.
@@ -223,15 +223,8 @@ struct Marks {
 impl Marks {
     /// Room for a mark of row `row` of table `table`, made as rows are written (not in a step).
     fn fit(&mut self, table: TableId, row: usize) {
-        let t = table as usize;
-        if self.bits.len() <= t {
-            self.bits.resize_with(t + 1, Vec::new);
-            self.whole.resize(t + 1, false);
-        }
-        let bits = &mut self.bits[t];
-        if bits.len() <= row / 64 {
-            bits.resize(row / 64 + 1, 0);
-        }
+        at(&mut self.whole, table as usize);
+        at(at(&mut self.bits, table as usize), row / 64);
     }
 
     /// No mark, for a new cycle; the room stays.
@@ -271,6 +264,14 @@ impl Marks {
     }
 }
 
+/// Element `i` of `v`, which grows to hold it.
+fn at<T: Default>(v: &mut Vec<T>, i: usize) -> &mut T {
+    if v.len() <= i {
+        v.resize_with(i + 1, T::default);
+    }
+    &mut v[i]
+}
+
 /// Marks what a [`RefSink`] reports.
 struct Marker<'a> {
     tables: &'a Tables,
@@ -280,8 +281,9 @@ struct Marker<'a> {
 
 impl Marker<'_> {
     fn find(&self, table: &str, pk: &str) -> Option<(TableId, usize)> {
-        let id = self.tables.id(table)?;
-        Some((id, self.tables.table(id).rows.get_full(pk)?.0))
+        Layered::committed(self.tables)
+            .find(table, pk)
+            .map(|(id, row, _)| (id, row))
     }
 
     fn kept(&mut self, table: TableId, row: usize) {
@@ -407,17 +409,10 @@ impl Gc {
     ///
     /// `fresh`: the row was added, or started afresh (it held nothing before this write).
     pub fn row_written(&mut self, table: TableId, row: usize, pk: &Pk, slot: &Slot, fresh: bool) {
-        let t = table as usize;
-        if self.sizes.len() <= t {
-            self.sizes.resize_with(t + 1, Vec::new);
-        }
-        let sizes = &mut self.sizes[t];
-        if sizes.len() <= row {
-            sizes.resize(row + 1, 0);
-        }
+        let size = at(at(&mut self.sizes, table as usize), row);
         let new = row_bytes(pk, slot);
-        self.bytes = (self.bytes - sizes[row] as usize).saturating_add(new as usize);
-        sizes[row] = new;
+        self.bytes = (self.bytes - *size as usize).saturating_add(new as usize);
+        *size = new;
         let marks = &mut self.marks;
         marks.fit(table, row);
         let Some(cycle) = self.cycle.as_mut() else { return };
@@ -796,8 +791,12 @@ impl Store {
         (bytes, read.max(written).unwrap_or(Stamp::MIN))
     }
 
-    /// Sets the meta of `key`, measured while the store collects.
+    /// Sets the meta of `key`, measured while the store collects, and journaled while it is
+    /// persisted.
     pub(super) fn set_meta(&mut self, key: &str, meta: EndpointMeta) {
+        if let Some(journal) = self.journal.as_mut() {
+            journal.key(key);
+        }
         if let Some(gc) = self.gc.as_mut() {
             let old = self.meta.get(key).map_or(0, |m| meta_bytes(key, m));
             gc.bytes = (gc.bytes - old.min(gc.bytes)).saturating_add(meta_bytes(key, &meta));
@@ -980,12 +979,7 @@ fn sweep_from(tables: &Tables, table: usize) -> (usize, usize) {
 /// told from another: the cycle then removes no row (R-GC-3), until a read records them again.
 fn mark_deps(deps: &[SlotDep], marker: &mut Marker<'_>) {
     for d in deps {
-        let held = marker
-            .tables
-            .get_table(d.table)
-            .and_then(|t| t.rows.get_index(d.row as usize))
-            .is_some_and(|(_, slot)| slot.version == d.version);
-        if !held {
+        if !Layered::committed(marker.tables).holds(d.table, d.row as usize, d.version) {
             marker.marks.unknown = true;
         } else {
             marker.reach(d.table, d.row as usize);

@@ -372,9 +372,6 @@ impl Store {
         if let (Some(gc), Some(r)) = (self.gc.as_mut(), removed) {
             gc.key_removed(r.bytes);
         }
-        if let Some(journal) = self.journal.as_mut() {
-            journal.key(key);
-        }
         let at = |m: &EndpointMeta| (m.fetched_at, m.written_at);
         let (fetched_at, written_at) = self.meta.get(key).map_or((self.origin, self.origin), at);
         let meta = EndpointMeta {

@@ -433,9 +433,6 @@ impl Store {
                 invalidated: false,
             },
         );
-        if let Some(journal) = self.journal.as_mut() {
-            journal.key(key);
-        }
         self.version += 1;
     }
 
@@ -476,9 +473,6 @@ impl Store {
         );
         let newer = self.meta.get(key).is_some_and(|m| m.fetched_at > fetched_at);
         if !newer {
-            if let Some(journal) = self.journal.as_mut() {
-                journal.key(key);
-            }
             let stored = self.results.get_mut(key);
             let old = stored.as_ref().map_or(0, |r| r.bytes);
             if !stored.as_ref().is_some_and(|r| r.value.same(result.as_ref())) {
