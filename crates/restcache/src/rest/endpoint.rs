@@ -148,32 +148,19 @@ impl EndpointConfig {
         if let Some(p) = &opts.path {
             c.path = Template::parse(p).map_err(template_error)?;
         }
-        if let Some(m) = &opts.method {
-            c.method = m.clone();
-        }
-        if let Some(u) = &opts.url_prefix {
-            c.url_prefix.clone_from(u);
-        }
-        if let Some(f) = &opts.pagination_field {
-            c.pagination_field = Some(f.clone());
-        }
+        c.method = opts.method.clone().unwrap_or(c.method);
+        c.url_prefix = opts.url_prefix.clone().unwrap_or(c.url_prefix);
+        c.pagination_field = opts.pagination_field.clone().or(c.pagination_field);
+        c.hooks = opts.hooks.clone().unwrap_or(c.hooks);
+        c.data_expiry = opts.data_expiry_length.unwrap_or(c.data_expiry);
+        c.error_expiry = opts.error_expiry_length.unwrap_or(c.error_expiry);
+        c.invalid_if_stale = opts.invalid_if_stale.unwrap_or(c.invalid_if_stale);
+        c.name = opts.name.clone().unwrap_or(c.name);
         if let Some(o) = opts.optimistic {
             c.optimistic = o;
             if !o {
                 c.transform = None;
             }
-        }
-        if let Some(h) = &opts.hooks {
-            c.hooks = Arc::clone(h);
-        }
-        if let Some(d) = opts.data_expiry_length {
-            c.data_expiry = d;
-        }
-        if let Some(d) = opts.error_expiry_length {
-            c.error_expiry = d;
-        }
-        if let Some(b) = opts.invalid_if_stale {
-            c.invalid_if_stale = b;
         }
         if let Some(p) = opts.poll_frequency {
             if p.is_zero() {
@@ -186,9 +173,6 @@ impl EndpointConfig {
         if let Some(r) = opts.retry {
             r.check()?;
             c.retry = Some(r);
-        }
-        if let Some(n) = &opts.name {
-            c.name.clone_from(n);
         }
         c.pattern = c.path.key_pattern(c.method.as_str(), &c.url_prefix);
         Ok(c)
