@@ -143,19 +143,6 @@ fn is_json_media_type(content_type: &str) -> bool {
     }
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-/// The method a redirect continues with, by the Fetch standard: 301 and 302 turn a POST into
-/// a GET, 303 turns anything but GET and HEAD into a GET; otherwise the method (and the body)
-/// are kept.
-fn redirected_method(status: u16, method: &Method) -> Method {
-    let to_get = match status {
-        301 | 302 => *method == Method::POST,
-        303 => *method != Method::GET && *method != Method::HEAD,
-        _ => false,
-    };
-    if to_get { Method::GET } else { method.clone() }
-}
-
 /// Whether `url` starts with `http://` or `https://`, in any case.
 fn is_absolute(url: &str) -> bool {
     let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
@@ -375,7 +362,15 @@ impl Http {
                     if hop == MAX_REDIRECTS {
                         return Err(refused(url, format!("more than {MAX_REDIRECTS} redirects"), false));
                     }
-                    if redirected_method(status, &request.method) != request.method {
+                    // By the Fetch standard, 301 and 302 turn a POST into a GET, and 303 anything
+                    // but GET and HEAD; other redirects keep the method and the body.
+                    let method = &request.method;
+                    let to_get = match status {
+                        301 | 302 => *method == Method::POST,
+                        303 => *method != Method::GET && *method != Method::HEAD,
+                        _ => false,
+                    };
+                    if to_get {
                         // Whatever a GET there answers, it is not the mutation's outcome.
                         let message = format!(
                             "a {status} redirect to {next} would resend the {} as a GET; \
