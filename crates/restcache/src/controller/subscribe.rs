@@ -322,23 +322,6 @@ impl<T> Drop for Subscription<T> {
     }
 }
 
-/// The last item yielded, to yield nothing twice (R-SUB-3).
-enum Last<T> {
-    Data(Arc<T>),
-    /// An error and the written_at of the meta recording it.
-    Error(Error, Option<Instant>),
-}
-
-impl<T> Last<T> {
-    fn same(&self, item: &Result<Arc<T>, Error>, written: Option<Instant>) -> bool {
-        match (self, item) {
-            (Last::Data(a), Ok(b)) => Arc::ptr_eq(a, b),
-            (Last::Error(a, w), Err(b)) => a == b && *w == written,
-            _ => false,
-        }
-    }
-}
-
 impl Controller {
     /// A live view of `ep`'s data for `args`, with watch semantics: its first state is the
     /// outcome of [`suspense`](Self::suspense), then it re-evaluates after every commit or
@@ -472,7 +455,9 @@ impl<T> Subscription<T> {
 /// (R-SUB-3), and after each evaluation the change counter it read at.
 async fn follow<S: Schema>(ctrl: Controller, req: Prepared, tx: watch::Sender<State<S::Output>>) {
     let mut changes = ctrl.inner.changes.subscribe();
-    let mut last: Option<Last<S::Output>> = None;
+    // The written_at of the meta that recorded the last error published: the same error
+    // recorded again (a refetch that failed alike) is published again.
+    let mut error_written: Option<Instant> = None;
     // Whether the last read fetched (waited for a fetch or started one in the background).
     let mut fetched_last = false;
     loop {
@@ -487,7 +472,12 @@ async fn follow<S: Schema>(ctrl: Controller, req: Prepared, tx: watch::Sender<St
         // the background): data that expires at once would be refetched without end.
         fetched_last = fetched;
         let written = ctrl.inner.store.lock().meta(&req.key).map(|m| m.written_at);
-        let new = !last.as_ref().is_some_and(|l| l.same(&item, written));
+        // The last item published, the one in the channel: nothing is published twice (R-SUB-3).
+        let new = !tx.borrow().item.as_ref().is_some_and(|last| match (last, &item) {
+            (Ok(a), Ok(b)) => Arc::ptr_eq(a, b),
+            (Err(a), Err(b)) => a == b && error_written == written,
+            _ => false,
+        });
         tx.send_modify(|state| {
             state.evaluated_at = version;
             if new {
@@ -496,10 +486,7 @@ async fn follow<S: Schema>(ctrl: Controller, req: Prepared, tx: watch::Sender<St
             }
         });
         if new {
-            last = Some(match item {
-                Ok(data) => Last::Data(data),
-                Err(e) => Last::Error(e, written),
-            });
+            error_written = written;
         }
         tokio::select! {
             changed = changes.changed() => if changed.is_err() { return },
