@@ -376,10 +376,10 @@ impl Store {
                     if let Some(text) = result {
                         let value = serde_json::from_str(&text)
                             .map_err(|e| invalid(format!("the result of {key:?} is not JSON: {e}")))?;
-                        replay.result(key.clone(), value, true)?;
+                        replay.result(key.clone(), value)?;
                     }
                     if let Some(meta) = meta {
-                        replay.meta(meta.snapshot(key), true)?;
+                        replay.meta(meta.snapshot(key))?;
                     }
                     Ok(())
                 })(),

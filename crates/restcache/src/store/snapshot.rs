@@ -318,21 +318,15 @@ impl Store {
             }
             replay.state.tables.get_or_create(name).1.rows.reserve(rows.len(), &[]);
             for row in rows {
-                let RowSnapshot {
-                    pk,
-                    record,
-                    fetched_at,
-                    written_at,
-                    expires_at,
-                } = row;
+                let times = [row.fetched_at, row.written_at, row.expires_at];
                 let record = read_record(
-                    (name, &pk),
-                    record,
+                    (name, &row.pk),
+                    row.record,
                     decoder,
                     |json, decode, _| Ok(decode(&check(json)?)),
                     |json| check(json).map(Some),
                 )?;
-                replay.row(name, pk, record, [fetched_at, written_at, expires_at], false)?;
+                replay.row(name, row.pk, record, times, false)?;
             }
         }
         for ResultSnapshot { key, value } in results {
@@ -341,10 +335,10 @@ impl Store {
                     "the result of {key:?} nests deeper than {MAX_INPUT_DEPTH} levels at {at:?}"
                 ))
             })?;
-            replay.result(key, value, false)?;
+            replay.result(key, value)?;
         }
         for e in endpoints {
-            replay.meta(e, false)?;
+            replay.meta(e)?;
         }
         Ok(replay.finish())
     }
@@ -450,30 +444,23 @@ impl<'s> Replay<'s> {
         Ok(())
     }
 
-    /// Sets the result of `key`; a second is an error, or with `replace` replaces the first.
-    pub fn result(&mut self, key: String, value: Value, replace: bool) -> Result<(), Error> {
+    /// Sets the result of `key`; a second is an error.
+    pub fn result(&mut self, key: String, value: Value) -> Result<(), Error> {
         let value: Arc<dyn crate::refs::AnyStored> = Arc::new(value);
-        let twice = self
-            .state
-            .results
-            .insert(
-                key.clone(),
-                StoredResult {
-                    value,
-                    version: 0,
-                    walk: None,
-                    bytes: 0,
-                },
-            )
-            .is_some();
-        if twice && !replace {
+        let stored = StoredResult {
+            value,
+            version: 0,
+            walk: None,
+            bytes: 0,
+        };
+        if self.state.results.insert(key.clone(), stored).is_some() {
             return Err(invalid(format!("the key {key:?} has two results")));
         }
         Ok(())
     }
 
-    /// Sets the meta of a key; a second is an error, or with `replace` replaces the first.
-    pub fn meta(&mut self, e: EndpointSnapshot, replace: bool) -> Result<(), Error> {
+    /// Sets the meta of a key; a second is an error.
+    pub fn meta(&mut self, e: EndpointSnapshot) -> Result<(), Error> {
         let at = |nanos: i64| Stamp::from_wall_nanos(nanos).instant();
         let m = EndpointMeta {
             fetched_at: at(e.fetched_at),
@@ -482,7 +469,7 @@ impl<'s> Replay<'s> {
             error: None,
             invalidated: e.invalidated,
         };
-        if self.state.meta.insert(e.key.clone(), m).is_some() && !replace {
+        if self.state.meta.insert(e.key.clone(), m).is_some() {
             return Err(invalid(format!("the key {:?} has two metas", e.key)));
         }
         Ok(())
