@@ -120,6 +120,11 @@ impl Default for Controller {
 impl Controller {
     /// A Controller with the default client and no `base_url`.
     ///
+    /// ```
+    /// let ctrl = restcache::Controller::new();
+    /// assert_eq!(ctrl.snapshot(), restcache::Store::new().snapshot()); // an empty cache
+    /// ```
+    ///
     /// # Panics
     /// If the TLS backend cannot be initialized, like `reqwest::Client::new`; use
     /// [`builder`](Self::builder) to handle that as an error.
@@ -130,6 +135,16 @@ impl Controller {
     }
 
     /// Configures a Controller: base URL, client, timeout, body limit, credentials.
+    ///
+    /// ```
+    /// use restcache::{Controller, Error};
+    ///
+    /// let ctrl = Controller::builder().base_url("https://api.example.com").build()?;
+    /// assert!(ctrl.is_online());
+    /// let bad = Controller::builder().base_url("not a url").build();
+    /// assert!(matches!(bad, Err(Error::InvalidConfig { .. })));
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn builder() -> ControllerBuilder {
         ControllerBuilder::default()
     }
@@ -307,12 +322,44 @@ impl Controller {
     /// method but POST, 307 and 308 keep all, with their bodies. A mutation that a redirect would
     /// resend as a GET (a POST on 301, 302 or 303, any other on 303) fails with
     /// `Error::Transport` and changes nothing but its key's error record.
+    ///
+    /// ```no_run
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), restcache::Error> {
+    /// let todos = Resource::<Todo>::new(ResourceOptions { path: "/todos/:id".into(), ..Default::default() })?;
+    /// let ctrl = Controller::builder().base_url("https://api.example.com").build()?;
+    /// let body = json!({ "title": "renamed" });
+    /// let todo = ctrl.fetch(&todos.partial_update(), params! { id: 1 }).body(&body).await?; // PATCH /todos/1
+    /// // The answer is in the cache: every read of todo 1 shows the new title.
+    /// assert_eq!(todo.title, "renamed");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn fetch<S: Schema, B, G>(&self, ep: &RestEndpoint<S, B, G>, args: impl Serialize) -> FetchRequest<S, B> {
         FetchRequest::new(self.clone(), ep, args_map(&args))
     }
 
     /// What the cache holds for `ep` and `args` (R-GET-1): data, status, expiry and error, as
     /// the read state (with optimistic layers) shows it.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # let todos = Resource::<Todo>::new(ResourceOptions { path: "/todos/:id".into(), ..Default::default() })?;
+    /// let ctrl = Controller::new();
+    /// assert!(ctrl.get_response(&todos.get(), params! { id: 1 })?.data.is_none()); // nothing cached
+    /// ctrl.set_response(&todos.get(), params! { id: 1 }, json!({ "id": 1, "title": "a" }))?;
+    /// let cached = ctrl.get_response(&todos.get(), params! { id: 1 })?;
+    /// assert_eq!(cached.data.unwrap().title, "a");
+    /// assert_eq!(cached.status, ExpiryStatus::Valid);
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn get_response<S: Schema, B, G>(
         &self,
         ep: &RestEndpoint<S, B, G>,
@@ -330,6 +377,20 @@ impl Controller {
     /// is written; a decode or schema error names the key's URL, made absolute with the
     /// `base_url` as a fetch's would be. `value` is a [`Value`] (moved in) or a `&Value` (copied), see
     /// [`ResponseValue`](crate::store::ResponseValue).
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # let todos = Resource::<Todo>::new(ResourceOptions { path: "/todos/:id".into(), ..Default::default() })?;
+    /// let ctrl = Controller::builder().base_url("https://api.example.com").build()?;
+    /// ctrl.set_response(&todos.get(), params! { id: 1 }, json!({ "id": 1, "title": "a" }))?;
+    /// assert_eq!(ctrl.get_response(&todos.get(), params! { id: 1 })?.data.unwrap().title, "a");
+    /// let err = ctrl.set_response(&todos.get(), params! { id: 2 }, json!("not a todo")).unwrap_err();
+    /// assert!(err.to_string().contains("https://api.example.com/todos/2"));
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn set_response<S: Schema, B, G>(
         &self,
         ep: &RestEndpoint<S, B, G>,
@@ -364,6 +425,20 @@ impl Controller {
 
     /// Forgets `ep`'s result for `args`, so its next read fetches and waits (R-EXP-2). That
     /// read sends a request of its own, even if a GET of the key is still in flight.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # let todos = Resource::<Todo>::new(ResourceOptions { path: "/todos/:id".into(), ..Default::default() })?;
+    /// let ctrl = Controller::new();
+    /// ctrl.set_response(&todos.get(), params! { id: 1 }, json!({ "id": 1, "title": "a" }))?;
+    /// ctrl.invalidate(&todos.get(), params! { id: 1 })?;
+    /// let cached = ctrl.get_response(&todos.get(), params! { id: 1 })?;
+    /// assert_eq!(cached.status, ExpiryStatus::Invalid); // the next read fetches
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn invalidate<S: Schema, B, G>(&self, ep: &RestEndpoint<S, B, G>, args: impl Serialize) -> Result<(), Error> {
         let key = ep.key(&args)?;
         self.change_and_forget_flights(|k| k == key, |store| store.invalidate(&key));
@@ -373,6 +448,21 @@ impl Controller {
 
     /// Invalidates every stored key the matcher selects (R-EXP-3). Returns how many. Later
     /// reads of the keys it selects do not join a GET already in flight.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # let todos = Resource::<Todo>::new(ResourceOptions { path: "/todos/:id".into(), ..Default::default() })?;
+    /// let ctrl = Controller::new();
+    /// for id in [1, 2] {
+    ///     ctrl.set_response(&todos.get(), params! { id: id }, json!({ "id": id, "title": "a" }))?;
+    /// }
+    /// assert_eq!(ctrl.invalidate_all(&|key: &str| key.starts_with("GET /users")), 0);
+    /// assert_eq!(ctrl.invalidate_all(&todos.get()), 2); // an endpoint selects its own keys
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn invalidate_all(&self, matcher: &impl KeyMatcher) -> usize {
         let matches = |k: &str| matcher.matches(k);
         let count = self.change_and_forget_flights(matches, |store| store.invalidate_all(matches));
@@ -383,6 +473,21 @@ impl Controller {
     /// Marks every key the matcher selects as expired (R-EXP-4): the next read serves the
     /// stale data and refetches in the background, with a request of its own even if a GET of
     /// the key is still in flight. Returns how many.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # let todos = Resource::<Todo>::new(ResourceOptions { path: "/todos/:id".into(), ..Default::default() })?;
+    /// let ctrl = Controller::new();
+    /// ctrl.set_response(&todos.get(), params! { id: 1 }, json!({ "id": 1, "title": "a" }))?;
+    /// assert_eq!(ctrl.expire_all(&todos.get()), 1);
+    /// let cached = ctrl.get_response(&todos.get(), params! { id: 1 })?;
+    /// assert!(cached.is_stale(restcache::Instant::now()));
+    /// assert_eq!(cached.data.unwrap().title, "a"); // stale data is still served
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn expire_all(&self, matcher: &impl KeyMatcher) -> usize {
         let matches = |k: &str| matcher.matches(k);
         let count = self.change_and_forget_flights(matches, |store| store.expire_all(matches));
@@ -393,6 +498,19 @@ impl Controller {
     /// Clears the cache (entities, results, meta, optimistic layers). Fetches in flight resolve
     /// with `Error::Reset` and write nothing, and no later read joins them: GETs are aborted at
     /// once, mutations when their answer comes. Subscriptions stay open (R-EXP-5).
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # let todos = Resource::<Todo>::new(ResourceOptions { path: "/todos/:id".into(), ..Default::default() })?;
+    /// let ctrl = Controller::new();
+    /// ctrl.set_response(&todos.get(), params! { id: 1 }, json!({ "id": 1, "title": "a" }))?;
+    /// ctrl.reset();
+    /// assert!(ctrl.get_response(&todos.get(), params! { id: 1 })?.data.is_none());
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn reset(&self) {
         for flight in self.inner.in_flight.lock().values() {
             flight.cancel();
@@ -417,12 +535,42 @@ impl Controller {
     }
 
     /// The whole cache as JSON (see [`Store::inspect`]).
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # let todos = Resource::<Todo>::new(ResourceOptions { path: "/todos/:id".into(), ..Default::default() })?;
+    /// let ctrl = Controller::new();
+    /// ctrl.set_response(&todos.get(), params! { id: 1 }, json!({ "id": 1, "title": "a" }))?;
+    /// let cache = ctrl.inspect();
+    /// assert_eq!(cache["results"][0]["key"], "GET /todos/1");
+    /// assert_eq!(cache["entities"]["Todo"]["rows"][0]["record"]["title"], "a");
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn inspect(&self) -> Value {
         self.inner.store.lock().inspect()
     }
 
     /// The cache's state as a [`Snapshot`] (R-SNAP-1; see [`Store::snapshot`]): a server
     /// renders a page with it, or an app keeps it for its next start.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # let todos = Resource::<Todo>::new(ResourceOptions { path: "/todos/:id".into(), ..Default::default() })?;
+    /// use restcache::store::Schemas;
+    ///
+    /// let ctrl = Controller::new();
+    /// ctrl.set_response(&todos.get(), params! { id: 1 }, json!({ "id": 1, "title": "a" }))?;
+    /// let mut store = Store::new();
+    /// store.hydrate(ctrl.snapshot(), &Schemas::new().with::<Todo>())?;
+    /// assert_eq!(store.get_response::<Todo>("GET /todos/1", &())?.data.unwrap().title, "a");
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn snapshot(&self) -> Snapshot {
         self.inner.store.lock().snapshot()
     }

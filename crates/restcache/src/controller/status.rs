@@ -138,6 +138,19 @@ impl Controller {
     ///
     /// Only GET members are accepted (`Error::InvalidConfig` otherwise); args that do not fit
     /// the path are the error `get_response` gives them (`Error::MissingParam`, say).
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # let todos = Resource::<Todo>::new(ResourceOptions { path: "/todos/:id".into(), ..Default::default() })?;
+    /// let ctrl = Controller::new();
+    /// assert!(matches!(ctrl.status(&todos.get(), params! { id: 1 })?, ReadStatus::Loading));
+    /// ctrl.set_response(&todos.get(), params! { id: 1 }, json!({ "id": 1, "title": "a" }))?;
+    /// assert!(matches!(ctrl.status(&todos.get(), params! { id: 1 })?, ReadStatus::Ready(t) if t.title == "a"));
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn status<S: Schema, B, G>(
         &self,
         ep: &RestEndpoint<S, B, G>,

@@ -28,6 +28,23 @@ impl Controller {
     ///
     /// Only GET members are accepted (`Error::InvalidConfig` otherwise). One call fetches at
     /// most once; if the data is still invalid then, it is `Error::Invalidated`.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), restcache::Error> {
+    /// # let todos = Resource::<Todo>::new(ResourceOptions { path: "/todos/:id".into(), ..Default::default() })?;
+    /// let ctrl = Controller::new();
+    /// ctrl.set_response(&todos.get(), params! { id: 1 }, json!({ "id": 1, "title": "a" }))?;
+    /// // Cached and fresh: returned at once, with no request.
+    /// let todo = ctrl.suspense(&todos.get(), params! { id: 1 }).await?;
+    /// assert_eq!(todo.title, "a");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn suspense<S: Schema, B, G>(
         &self,
         ep: &RestEndpoint<S, B, G>,

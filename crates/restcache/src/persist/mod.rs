@@ -54,17 +54,77 @@ pub trait Persister: Send + 'static {
     /// What was saved, in the order it was saved: the changes
     /// [`Snapshot::from_changes`](crate::store::Snapshot::from_changes) replays. A change cut
     /// short by a crash is left out.
+    ///
+    /// ```
+    /// use restcache::persist::{FilePersister, Persister};
+    ///
+    /// let path = std::env::temp_dir().join(format!("restcache-doc-restore-{}.log", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// let mut log = FilePersister::new(&path);
+    /// assert!(log.restore()?.is_empty(), "a new log");
+    /// let changes = restcache::Store::new().snapshot().changes();
+    /// log.save(&changes)?;
+    /// assert_eq!(FilePersister::new(&path).restore()?, changes); // what the next run finds
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     fn restore(&mut self) -> Result<Vec<Change>, Error>;
 
     /// Saves `changes`, after what was saved before.
+    ///
+    /// ```
+    /// use restcache::persist::{FilePersister, Persister};
+    ///
+    /// let path = std::env::temp_dir().join(format!("restcache-doc-save-{}.log", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// let clear = restcache::Store::new().snapshot().changes(); // one change: everything cleared
+    /// let mut log = FilePersister::new(&path);
+    /// log.save(&clear)?;
+    /// log.save(&clear)?;
+    /// assert_eq!(log.restore()?, [clear.clone(), clear].concat());
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     fn save(&mut self, changes: &[Change]) -> Result<(), Error>;
 
     /// Replaces everything saved with `state`, the whole cache as changes: after a restore,
     /// and whenever [`should_compact`](Self::should_compact) says so.
+    ///
+    /// ```
+    /// use restcache::persist::{FilePersister, Persister};
+    ///
+    /// let path = std::env::temp_dir().join(format!("restcache-doc-compact-{}.log", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// let state = restcache::Store::new().snapshot().changes();
+    /// let mut log = FilePersister::new(&path);
+    /// log.save(&state)?;
+    /// log.save(&state)?;
+    /// log.compact(&state)?;
+    /// assert_eq!(FilePersister::new(&path).restore()?, state);
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     fn compact(&mut self, state: &[Change]) -> Result<(), Error>;
 
     /// Whether what is saved has grown enough over the state it stands for to compact it.
-    /// Default: never (a persister with one entry per slot does not grow).
+    /// Default: never (a persister with one entry per slot does not grow). The example shows
+    /// [`FilePersister`]'s own rule: more than 10,000 changes appended, and more than twice as
+    /// many as the state it stands for.
+    ///
+    /// ```
+    /// use restcache::persist::{FilePersister, Persister};
+    ///
+    /// let path = std::env::temp_dir().join(format!("restcache-doc-should-compact-{}.log", std::process::id()));
+    /// # let _ = std::fs::remove_file(&path);
+    /// let state = restcache::Store::new().snapshot().changes();
+    /// let mut log = FilePersister::new(&path);
+    /// log.compact(&state)?;
+    /// assert!(!log.should_compact());
+    /// log.save(&vec![state[0].clone(); 10_001])?; // far more than the state it stands for
+    /// assert!(log.should_compact());
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     fn should_compact(&self) -> bool {
         false
     }

@@ -134,6 +134,13 @@ pub enum ParentUse {
 impl ParentUse {
     /// The use of a schema that reads the parent as `self` says and holds items that read it as
     /// `items` says: whichever reads it in more places.
+    ///
+    /// ```
+    /// use restcache::schema::ParentUse;
+    ///
+    /// assert_eq!(ParentUse::Never.or(ParentUse::InEntity), ParentUse::InEntity);
+    /// assert_eq!(ParentUse::Always.or(ParentUse::Never), ParentUse::Always);
+    /// ```
     pub const fn or(self, items: ParentUse) -> ParentUse {
         match (self, items) {
             (ParentUse::Always, _) | (_, ParentUse::Always) => ParentUse::Always,
@@ -192,15 +199,56 @@ pub trait Schema: Send + Sync + 'static {
     /// the normalization running and returns the normalized form (references in place of
     /// entities). A normalization error is kept by that normalization while a placeholder serde
     /// error unwinds the parse.
+    ///
+    /// ```
+    /// use restcache::schema::Schema;
+    /// use serde_json::{Value, json};
+    ///
+    /// // JSON kept as it came: its normalized form is the value itself.
+    /// let stored = <Value as Schema>::normalize(json!({ "a": [1, 2] }))?;
+    /// assert_eq!(stored, json!({ "a": [1, 2] }));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
     fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Self::Stored, D::Error>;
 
     /// Builds the output from a normalized value, resolving references against the tables.
+    ///
+    /// ```
+    /// use restcache::prelude::*;
+    /// use restcache::schema::{DenormalizeCtx, Schema, Unresolved};
+    ///
+    /// /// A string, read back in upper case.
+    /// struct Shout;
+    /// impl Schema for Shout {
+    ///     type Output = String;
+    ///     type Stored = String;
+    ///     fn normalize<'de, D: serde::Deserializer<'de>>(de: D) -> Result<String, D::Error> {
+    ///         serde::Deserialize::deserialize(de)
+    ///     }
+    ///     fn denormalize<'s>(stored: &'s String, _: &mut DenormalizeCtx<'s>) -> Result<String, Unresolved> {
+    ///         Ok(stored.to_uppercase())
+    ///     }
+    /// }
+    ///
+    /// let mut store = Store::new();
+    /// store.set_response::<Shout>("GET /motto", &(), serde_json::json!("hello"))?;
+    /// assert_eq!(*store.get_response::<Shout>("GET /motto", &())?.data.unwrap(), "HELLO");
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     fn denormalize<'s>(stored: &'s Self::Stored, ctx: &mut DenormalizeCtx<'s>) -> Result<Self::Output, Unresolved>;
 
     /// The normalized form whose JSON is `json` (as [`Store::inspect`](crate::Store::inspect)
     /// writes it), for a result another schema wrote under the key this one reads
     /// (`with_schema`, R-READ-6); `None` when `json` is no normalized form of this schema. A
     /// hand-written schema that keeps the default reads only the results it wrote itself.
+    ///
+    /// ```
+    /// use restcache::schema::Schema;
+    /// use serde_json::{Value, json};
+    ///
+    /// assert_eq!(<Vec<Value> as Schema>::from_json(&json!([1, 2])), Some(vec![json!(1), json!(2)]));
+    /// assert_eq!(<Vec<Value> as Schema>::from_json(&json!({ "not": "a list" })), None);
+    /// ```
     fn from_json(json: &Value) -> Option<Self::Stored> {
         let _ = json;
         None
@@ -216,12 +264,36 @@ pub trait Schema: Send + Sync + 'static {
 
     /// Query mode (R-GET-3): the output inferred from the args alone when no result is stored.
     /// `None` when nothing is found; `Some(Err(Unresolved))` when what is found is invalid.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// let mut store = Store::new();
+    /// store.set_response::<Vec<Todo>>("GET /todos", &(), &json!([{ "id": 1, "title": "a" }]))?;
+    /// // No result under this key: an entity's `query` finds it by the pk in the args.
+    /// let todo = store.get_response::<Todo>("GET /todos/1", &params! { id: 1 })?.data.unwrap();
+    /// assert_eq!(todo.title, "a");
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     fn query<'s>(ctx: &mut DenormalizeCtx<'s>) -> Option<Result<Self::Output, Unresolved>> {
         let _ = ctx;
         None
     }
 
     /// The first `Collection` of this schema (R-RES-3), for `push`, `unshift` and `get_page`.
+    ///
+    /// ```
+    /// use restcache::prelude::*;
+    /// use restcache::schema::Schema;
+    ///
+    /// #[derive(Clone, Debug, Default, Entity)]
+    /// struct Todo { #[entity(pk)] id: u64 }
+    ///
+    /// assert!(<Option<Collection<Vec<Todo>>> as Schema>::collection().is_some());
+    /// assert!(<Vec<Todo> as Schema>::collection().is_none()); // a plain list is no collection
+    /// ```
     fn collection() -> Option<CollectionInfo> {
         None
     }
@@ -235,6 +307,19 @@ pub trait Schema: Send + Sync + 'static {
     /// Reports the rows a normalized value of this schema references, for the collector
     /// (R-GC-3): entities, collection lists and whole tables. The default cannot tell, and a
     /// store keeping such a value removes no row.
+    ///
+    /// ```
+    /// use restcache::prelude::*;
+    /// use restcache::schema::{RefSink, Schema};
+    ///
+    /// #[derive(Clone, Debug, Default, Entity)]
+    /// struct Todo { #[entity(pk)] id: u64 }
+    ///
+    /// let refs = RefSink::collect(|sink| <Option<Todo> as Schema>::refs(&Some("7".into()), sink));
+    /// assert_eq!(refs, ["Todo 7"]);
+    /// let refs = RefSink::collect(|sink| <serde_json::Value as Schema>::refs(&serde_json::json!(7), sink));
+    /// assert!(refs.is_empty());
+    /// ```
     fn refs(stored: &Self::Stored, sink: &mut RefSink<'_>) {
         let _ = stored;
         sink.unknown();
@@ -253,6 +338,22 @@ pub trait Schema: Send + Sync + 'static {
 }
 
 /// A schema that may be a nested field of an entity: every schema except [`All`] (R-ALL-5).
+///
+/// ```
+/// use restcache::prelude::*;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct User { #[entity(pk)] id: u64 }
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct Todo { #[entity(pk)] id: u64, #[entity(schema)] owner: Option<User> } // Option<User>: EntityField
+///
+/// let mut store = Store::new();
+/// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "owner": { "id": 7 } }))?;
+/// let todo = store.get_response::<Todo>("GET /todos/1", &())?.data.unwrap();
+/// assert_eq!(todo.owner, Some(User { id: 7 }));
+/// # Ok::<(), restcache::Error>(())
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a nested field of an entity",
     note = "`All<_>` may only be an endpoint's schema or a field of a `#[derive(Schema)]` object"

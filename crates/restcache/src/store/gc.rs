@@ -523,12 +523,35 @@ impl Store {
 
     /// The bytes the store holds (rows, results, meta), as the collector measures them; `None`
     /// without a [`GcPolicy`] (nothing is measured then).
+    ///
+    /// ```
+    /// use restcache::store::GcPolicy;
+    ///
+    /// let mut store = restcache::Store::new();
+    /// assert_eq!(store.bytes(), None);
+    /// store.set_gc(GcPolicy::new());
+    /// store.set_response::<serde_json::Value>("GET /motd", &(), &serde_json::json!("hello"))?;
+    /// assert!(store.bytes().unwrap() > 0);
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn bytes(&self) -> Option<usize> {
         self.gc.as_ref().map(|gc| gc.bytes)
     }
 
     /// Keeps `key` (its result and what it references) from the collector until as many
     /// [`release`](Self::release)s: what a live view does for the key it reads.
+    ///
+    /// ```
+    /// use restcache::store::GcPolicy;
+    ///
+    /// let mut store = restcache::Store::new();
+    /// store.set_gc(GcPolicy::new().max_age(std::time::Duration::ZERO)); // collects every key not retained
+    /// store.set_response::<serde_json::Value>("GET /motd", &(), &serde_json::json!("hello"))?;
+    /// store.retain("GET /motd");
+    /// assert_eq!(store.gc().keys, 0);
+    /// assert_eq!(store.keys().collect::<Vec<_>>(), ["GET /motd"]);
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn retain(&mut self, key: &str) {
         *self.retained.entry(key.to_owned()).or_insert(0) += 1;
         // The cycle running decided its keys before: it cannot tell what this one will show
@@ -541,6 +564,21 @@ impl Store {
     }
 
     /// Undoes one [`retain`](Self::retain) of `key`.
+    ///
+    /// ```
+    /// use restcache::store::GcPolicy;
+    ///
+    /// let mut store = restcache::Store::new();
+    /// store.set_gc(GcPolicy::new().max_age(std::time::Duration::ZERO)); // collects every key not retained
+    /// store.set_response::<serde_json::Value>("GET /motd", &(), &serde_json::json!("hello"))?;
+    /// store.retain("GET /motd");
+    /// store.retain("GET /motd");
+    /// store.release("GET /motd");
+    /// assert_eq!(store.gc().keys, 0, "still retained once");
+    /// store.release("GET /motd");
+    /// assert_eq!(store.gc().keys, 1);
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn release(&mut self, key: &str) {
         if let Some(n) = self.retained.get_mut(key) {
             *n -= 1;
@@ -572,6 +610,21 @@ impl Store {
     }
 
     /// A whole cycle, step by step: what [`gc_step`](Self::gc_step)s report together.
+    ///
+    /// ```
+    /// use restcache::store::GcPolicy;
+    /// use std::time::Duration;
+    ///
+    /// let mut store = restcache::Store::new();
+    /// store.set_gc(GcPolicy::new()); // keys neither read nor written for five minutes go
+    /// store.set_response::<serde_json::Value>("GET /motd", &(), &serde_json::json!("hello"))?;
+    /// assert_eq!(store.gc().keys, 0);
+    /// store.set_gc(GcPolicy::new().max_age(Duration::ZERO));
+    /// let report = store.gc();
+    /// assert!(report.done);
+    /// assert_eq!(report.keys, 1);
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn gc(&mut self) -> GcReport {
         let mut total = GcReport::default();
         loop {

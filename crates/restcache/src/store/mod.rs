@@ -54,6 +54,21 @@ pub const DEFAULT_DATA_EXPIRY: Duration = Duration::from_secs(60);
 pub const DEFAULT_ERROR_EXPIRY: Duration = Duration::from_secs(1);
 
 /// The expiry status of a read (R-GET-4).
+///
+/// ```
+/// use restcache::prelude::*;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct Todo { #[entity(pk)] id: u64, title: String }
+///
+/// let mut store = Store::new();
+/// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "title": "a" }))?;
+/// assert_eq!(store.get_response::<Todo>("GET /todos/1", &())?.status, ExpiryStatus::Valid);
+/// store.invalidate("GET /todos/1");
+/// assert_eq!(store.get_response::<Todo>("GET /todos/1", &())?.status, ExpiryStatus::Invalid);
+/// # Ok::<(), restcache::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExpiryStatus {
     /// Usable; refetch in the background once stale.
@@ -65,6 +80,22 @@ pub enum ExpiryStatus {
 }
 
 /// What a read finds under a key (R-GET-1).
+///
+/// ```
+/// use restcache::prelude::*;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct Todo { #[entity(pk)] id: u64, title: String }
+///
+/// let mut store = Store::new();
+/// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "title": "a" }))?;
+/// let cached: Cached<Todo> = store.get_response::<Todo>("GET /todos/1", &())?;
+/// assert_eq!(cached.data.unwrap().title, "a");
+/// assert_eq!((cached.status, cached.error), (ExpiryStatus::Valid, None));
+/// assert!(cached.expires_at.is_some());
+/// # Ok::<(), restcache::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Cached<T> {
     /// The data, `None` when there is none or the read is invalid.
@@ -90,6 +121,22 @@ impl<T> Clone for Cached<T> {
 
 impl<T> Cached<T> {
     /// Whether the data is stale at `now` (R-GET-4: no `expires_at`, or `now` past it).
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// use std::time::Duration;
+    ///
+    /// let mut store = Store::new();
+    /// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "title": "a" }))?;
+    /// let cached = store.get_response::<Todo>("GET /todos/1", &())?;
+    /// let now = restcache::Instant::now();
+    /// assert!(!cached.is_stale(now));
+    /// assert!(cached.is_stale(now + Duration::from_secs(61))); // past the default 60 s
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn is_stale(&self, now: Instant) -> bool {
         self.expires_at.is_none_or(|at| now > at)
     }
@@ -102,6 +149,23 @@ impl<T> Cached<T> {
 }
 
 /// The meta of one endpoint key (R-STORE-1).
+///
+/// ```
+/// use restcache::prelude::*;
+/// use restcache::store::EndpointMeta;
+/// use serde_json::json;
+///
+/// #[derive(Clone, Debug, Default, PartialEq, Entity)]
+/// struct Todo { #[entity(pk)] id: u64, title: String }
+///
+/// let mut store = Store::new();
+/// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "title": "a" }))?;
+/// let meta: &EndpointMeta = store.meta("GET /todos/1").unwrap();
+/// assert!(meta.expires_at.is_some() && meta.error.is_none() && !meta.invalidated);
+/// store.invalidate("GET /todos/1");
+/// assert!(store.meta("GET /todos/1").unwrap().invalidated);
+/// # Ok::<(), restcache::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct EndpointMeta {
     /// When the request that wrote this meta started.
@@ -147,6 +211,14 @@ impl Default for WriteOptions<'_> {
 
 impl<'a> WriteOptions<'a> {
     /// A write that starts now, with the default expiry, no body and no policy override.
+    ///
+    /// ```
+    /// use restcache::store::{DEFAULT_DATA_EXPIRY, WriteOptions};
+    ///
+    /// let opts = WriteOptions::new();
+    /// assert_eq!(opts.data_expiry, DEFAULT_DATA_EXPIRY);
+    /// assert!(opts.body.is_none() && opts.policy.is_none());
+    /// ```
     pub fn new() -> Self {
         WriteOptions {
             fetched_at: Instant::now(),
@@ -157,12 +229,43 @@ impl<'a> WriteOptions<'a> {
     }
 
     /// Sets when the request started.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// use restcache::store::WriteOptions;
+    ///
+    /// let started = restcache::Instant::now();
+    /// let mut store = Store::new();
+    /// let opts = WriteOptions::new().fetched_at(started);
+    /// store.set_response_with::<Todo>("GET /todos/1", &(), json!({ "id": 1, "title": "a" }), opts)?;
+    /// assert_eq!(store.meta("GET /todos/1").unwrap().fetched_at, started);
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn fetched_at(mut self, at: Instant) -> Self {
         self.fetched_at = at;
         self
     }
 
     /// Sets how long the data stays fresh (`Duration::MAX`: for ever).
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// use restcache::store::WriteOptions;
+    /// use std::time::Duration;
+    ///
+    /// let mut store = Store::new();
+    /// let opts = WriteOptions::new().data_expiry(Duration::from_secs(5));
+    /// store.set_response_with::<Todo>("GET /todos/1", &(), json!({ "id": 1, "title": "a" }), opts)?;
+    /// let meta = store.meta("GET /todos/1").unwrap();
+    /// assert_eq!(meta.expires_at, Some(meta.written_at + Duration::from_secs(5)));
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn data_expiry(mut self, d: Duration) -> Self {
         self.data_expiry = d;
         self
@@ -192,6 +295,32 @@ impl<'a> WriteOptions<'a> {
     }
 
     /// Overrides the collection policy.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// use restcache::store::WriteOptions;
+    ///
+    /// struct SortDoesNotFilter;
+    /// impl CollectionPolicy for SortDoesNotFilter {
+    ///     fn non_filter_argument_keys(&self, key: &str) -> bool {
+    ///         key == "sort"
+    ///     }
+    /// }
+    ///
+    /// let mut store = Store::new();
+    /// let sorted = params! { sort: "title" };
+    /// store.set_response::<Collection<Vec<Todo>>>("GET /todos?sort=title", &sorted, &json!([]))?;
+    /// // With the default policy `sort` filters: the new todo would join no list.
+    /// let opts = WriteOptions::new().policy(&SortDoesNotFilter);
+    /// let new = json!({ "id": 1, "title": "a" });
+    /// store.set_response_with::<Push<Collection<Vec<Todo>>>>("POST /todos", &(), new, opts)?;
+    /// let list = store.get_response::<Collection<Vec<Todo>>>("GET /todos?sort=title", &sorted)?.data.unwrap();
+    /// assert_eq!(list.len(), 1);
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn policy(mut self, policy: &'a dyn CollectionPolicy) -> Self {
         self.policy = Some(policy);
         self
@@ -332,6 +461,12 @@ pub(crate) fn args_value(args: &impl Serialize) -> Result<Value, Error> {
 
 impl Store {
     /// An empty store.
+    ///
+    /// ```
+    /// let store = restcache::Store::new();
+    /// assert_eq!(store.keys().count(), 0);
+    /// assert!(store.meta("GET /todos").is_none());
+    /// ```
     pub fn new() -> Self {
         Store {
             tables: Tables::default(),
@@ -356,17 +491,60 @@ impl Store {
     }
 
     /// The meta of `key`, if any.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// let mut store = Store::new();
+    /// assert!(store.meta("GET /todos/1").is_none());
+    /// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "title": "a" }))?;
+    /// let meta = store.meta("GET /todos/1").unwrap();
+    /// assert!(meta.error.is_none() && meta.expires_at.is_some());
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn meta(&self, key: &str) -> Option<&EndpointMeta> {
         self.meta.get(key)
     }
 
     /// Every key that holds a stored result.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// let mut store = Store::new();
+    /// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "title": "a" }))?;
+    /// store.set_response::<Vec<Todo>>("GET /todos", &(), &json!([{ "id": 1, "title": "a" }]))?;
+    /// let mut keys: Vec<&str> = store.keys().collect();
+    /// keys.sort();
+    /// assert_eq!(keys, ["GET /todos", "GET /todos/1"]);
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.results.keys().map(String::as_str)
     }
 
     /// Forgets the result of `key` and marks it invalidated, so its next read fetches and waits
     /// (R-EXP-2). Entities are untouched.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// let mut store = Store::new();
+    /// store.set_response::<Vec<Todo>>("GET /todos", &(), &json!([{ "id": 1, "title": "a" }]))?;
+    /// store.invalidate("GET /todos");
+    /// let list = store.get_response::<Vec<Todo>>("GET /todos", &())?;
+    /// assert_eq!((list.data, list.status), (None, ExpiryStatus::Invalid));
+    /// // The entity is still there.
+    /// let todo = store.get_response::<Todo>("GET /todos/1", &params! { id: 1 })?.data.unwrap();
+    /// assert_eq!(todo.title, "a");
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn invalidate(&mut self, key: &str) {
         let removed = self.results.swap_remove(key);
         if let (Some(gc), Some(r)) = (self.gc.as_mut(), removed) {
@@ -387,6 +565,20 @@ impl Store {
 
     /// [`invalidate`](Self::invalidate)s every key with a stored result that `matches`
     /// (R-EXP-3). Returns how many.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// let mut store = Store::new();
+    /// for id in [1, 2] {
+    ///     store.set_response::<Todo>(&format!("GET /todos/{id}"), &(), &json!({ "id": id, "title": "a" }))?;
+    /// }
+    /// assert_eq!(store.invalidate_all(|key| key.starts_with("GET /todos/")), 2);
+    /// assert_eq!(store.keys().count(), 0);
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn invalidate_all(&mut self, mut matches: impl FnMut(&str) -> bool) -> usize {
         let keys: Vec<String> = self.results.keys().filter(|k| matches(k)).cloned().collect();
         for k in &keys {
@@ -397,6 +589,20 @@ impl Store {
 
     /// Marks every key with meta that `matches` as expired (R-EXP-4): data, errors and status
     /// are kept; the next read refetches. Returns how many.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// let mut store = Store::new();
+    /// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "title": "a" }))?;
+    /// assert_eq!(store.expire_all(|_| true), 1);
+    /// let cached = store.get_response::<Todo>("GET /todos/1", &())?;
+    /// assert!(cached.is_stale(restcache::Instant::now()));
+    /// assert_eq!(cached.data.unwrap().title, "a"); // the data is kept
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn expire_all(&mut self, mut matches: impl FnMut(&str) -> bool) -> usize {
         let mut n = 0;
         for (k, m) in &mut self.meta {
@@ -415,6 +621,19 @@ impl Store {
     }
 
     /// Empties the store: entities, results and meta (the data part of R-EXP-5).
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// let mut store = Store::new();
+    /// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "title": "a" }))?;
+    /// store.clear();
+    /// assert!(store.keys().next().is_none() && store.meta("GET /todos/1").is_none());
+    /// assert!(store.get_response::<Todo>("GET /todos/1", &params! { id: 1 })?.data.is_none());
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn clear(&mut self) {
         self.tables = Tables::default();
         self.results.clear();
@@ -441,6 +660,19 @@ impl Store {
     /// The whole store as JSON, for inspection and tests: tables in insertion order with every
     /// record (`"INVALID"` for a mark), version and meta; results; endpoint meta. Instants are
     /// nanoseconds since the store was created.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// let mut store = Store::new();
+    /// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "title": "a" }))?;
+    /// let json = store.inspect();
+    /// assert_eq!(json["results"][0]["key"], "GET /todos/1");
+    /// assert_eq!(json["entities"]["Todo"]["rows"][0]["record"]["title"], "a");
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn inspect(&self) -> Value {
         let at = |i: Instant| -> Value {
             match i.checked_duration_since(self.origin) {

@@ -117,6 +117,22 @@ impl Store {
     ///
     /// Two reads with no relevant change in between return the same `Arc` (R-READ-5).
     /// Returns `Err` only when the args or the schema cannot be used.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// use std::sync::Arc;
+    ///
+    /// let mut store = Store::new();
+    /// store.set_response::<Vec<Todo>>("GET /todos", &(), &json!([{ "id": 1, "title": "a" }]))?;
+    /// let first = store.get_response::<Vec<Todo>>("GET /todos", &())?.data.unwrap();
+    /// let again = store.get_response::<Vec<Todo>>("GET /todos", &())?.data.unwrap();
+    /// assert_eq!(first[0].title, "a");
+    /// assert!(Arc::ptr_eq(&first, &again)); // nothing changed in between
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn get_response<S: Schema>(&self, key: &str, args: &impl Serialize) -> Result<Cached<S::Output>, Error> {
         self.get_response_with::<S>(key, args, false)
     }

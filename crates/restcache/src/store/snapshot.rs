@@ -232,6 +232,20 @@ pub(crate) struct Hydrated {
 impl Store {
     /// The store's state as a [`Snapshot`] (R-SNAP-1), to serialize with serde and
     /// [`hydrate`](Self::hydrate) a store with, here or in another process.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// use restcache::store::Snapshot;
+    ///
+    /// let mut store = Store::new();
+    /// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "title": "a" }))?;
+    /// let text = store.snapshot().to_json(); // what a server hands to the page
+    /// assert_eq!(Snapshot::from_json(&text)?, store.snapshot());
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn snapshot(&self) -> Snapshot {
         let tables = self
             .tables

@@ -260,6 +260,19 @@ impl Store {
     /// Writes `value` as the response of `key`, arriving now (R-EXP-6).
     ///
     /// On error nothing is written. See [`set_response_with`](Self::set_response_with).
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// let mut store = Store::new();
+    /// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "title": "a" }))?;
+    /// assert_eq!(store.get_response::<Todo>("GET /todos/1", &())?.data.unwrap().title, "a");
+    /// assert!(store.set_response::<Todo>("GET /todos/2", &(), &json!("not a todo")).is_err());
+    /// assert!(store.meta("GET /todos/2").is_none()); // nothing written
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn set_response<S: Schema>(
         &mut self,
         key: &str,
@@ -275,6 +288,22 @@ impl Store {
     /// `args` are the call's args (for collection keys and delete fallbacks). The method in the
     /// key selects the empty-response rules: an empty PUT/PATCH answer stands for `args ⊕ body`.
     /// `value` is a [`Value`] (moved in) or a `&Value` (copied).
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// use restcache::store::WriteOptions;
+    /// use std::time::Duration;
+    ///
+    /// let mut store = Store::new();
+    /// let opts = WriteOptions::new().data_expiry(Duration::MAX); // fresh for ever
+    /// store.set_response_with::<Todo>("GET /todos/1", &(), json!({ "id": 1, "title": "a" }), opts)?;
+    /// let cached = store.get_response::<Todo>("GET /todos/1", &())?;
+    /// assert!(!cached.is_stale(restcache::Instant::now() + Duration::from_secs(365 * 24 * 3_600)));
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn set_response_with<S: Schema>(
         &mut self,
         key: &str,
@@ -321,6 +350,22 @@ impl Store {
 
     /// [`set_response_bytes`](Self::set_response_bytes) with [`WriteOptions`], as
     /// [`set_response_with`](Self::set_response_with).
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// use restcache::store::WriteOptions;
+    ///
+    /// let mut store = Store::new();
+    /// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "title": "a" }))?;
+    /// // An empty answer to a PATCH stands for its args and body.
+    /// let (args, body) = (params! { id: 1 }, json!({ "title": "renamed" }));
+    /// store.set_response_bytes_with::<Todo>("PATCH /todos/1", &args, b" ", WriteOptions::new().body(&body))?;
+    /// assert_eq!(store.get_response::<Todo>("GET /todos/1", &())?.data.unwrap().title, "renamed");
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn set_response_bytes_with<S: Schema>(
         &mut self,
         key: &str,
@@ -402,6 +447,22 @@ impl Store {
     }
 
     /// Records a failed fetch of `key` (R-FETCH-1 step 7). The stored result is kept.
+    ///
+    /// ```
+    /// # use restcache::prelude::*;
+    /// # use serde_json::json;
+    /// # #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    /// # struct Todo { #[entity(pk)] id: u64, title: String }
+    /// use std::time::Duration;
+    ///
+    /// let mut store = Store::new();
+    /// store.set_response::<Todo>("GET /todos/1", &(), &json!({ "id": 1, "title": "a" }))?;
+    /// store.set_error("GET /todos/1", restcache::Instant::now(), Error::Aborted, Duration::from_secs(1));
+    /// let cached = store.get_response::<Todo>("GET /todos/1", &())?;
+    /// assert_eq!(cached.error, Some(Error::Aborted));
+    /// assert_eq!(cached.data.unwrap().title, "a"); // the stored result is kept
+    /// # Ok::<(), restcache::Error>(())
+    /// ```
     pub fn set_error(&mut self, key: &str, fetched_at: Instant, error: Error, error_expiry: Duration) {
         self.fail(key, fetched_at, error, error_expiry, None);
     }
