@@ -93,7 +93,6 @@ fn empty_pks(snapshot: &Value) -> Vec<String> {
     out
 }
 
-
 /// Writes with `write` into a seeded store and checks the outcome; returns the store and
 /// whether the write was made.
 fn checked<S: Schema>(
