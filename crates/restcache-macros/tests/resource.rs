@@ -646,3 +646,19 @@ fn an_overridden_list_schema_types_push_and_get_page() -> Result {
     assert_eq!((read.total, read.limit, read.skip), (2, 1, 0));
     Ok(())
 }
+
+resource! {
+    #[resource(path = "/notes/:id", schema = User)]
+    struct Notes {
+        /// A raw identifier names the same standard member.
+        #[member(path = "/notes/by-id/:id")]
+        r#get,
+    }
+}
+
+#[test]
+fn a_raw_identifier_overrides_the_standard_member_it_names() -> Result {
+    assert_eq!(Notes::get().path(), "/notes/by-id/:id");
+    assert_eq!(Notes::get().url(&params! { id: "1" })?, "/notes/by-id/1");
+    Ok(())
+}

@@ -165,7 +165,7 @@ pub(super) fn resolve(
         .collect();
     let (standard, custom): (Vec<_>, Vec<_>) = entries
         .into_iter()
-        .partition(|entry| STANDARD.iter().any(|s| entry.input.ident == s.name));
+        .partition(|entry| STANDARD.iter().any(|s| entry.input.ident.unraw() == s.name));
 
     let mut out = Members {
         list_schema: default_list.clone(),
@@ -180,7 +180,7 @@ pub(super) fn resolve(
     for (i, std_member) in STANDARD.iter().enumerate() {
         let entry = standard
             .iter_mut()
-            .find(|e| e.as_ref().is_some_and(|e| e.input.ident == std_member.name))
+            .find(|e| e.as_ref().is_some_and(|e| e.input.ident.unraw() == std_member.name))
             .and_then(Option::take);
         let list = i == GET_LIST;
         let defaults = Resolved {
