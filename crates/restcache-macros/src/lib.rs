@@ -274,7 +274,8 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 /// A missing `path` or `schema`; an invalid template (the reason of R-PATH-2, on the literal; a
 /// literal's Rust escapes are resolved first, so `"\\?"` is the template `\?`); a resource path
 /// with no parameter; `collection` with `non_filter_argument_keys`; `poll_frequency = 0`; an
-/// unknown option or method; a member declared twice; an `extends` target that is unknown or
+/// unknown option or method; a member declared twice; a member whose params struct would take
+/// the name of another path's (`list` with a path of its own); an `extends` target that is unknown or
 /// declared later; `extends` on a standard member; `body` on a GET member; `get_page()` on a
 /// member without `pagination_field` (no such method); a `schema` that is not an entity or
 /// union.

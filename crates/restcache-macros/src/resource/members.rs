@@ -230,7 +230,7 @@ pub(super) fn resolve(
             out.members.push(member);
         }
     }
-    out.params = params_structs(resource.ident, resource.path, &mut out.members);
+    out.params = params_structs(resource.ident, resource.path, &mut out.members, errors);
     out
 }
 
@@ -391,8 +391,14 @@ fn check_body(entry: &Entry, method: &str, errors: &mut darling::error::Accumula
 }
 
 /// One struct per distinct path: the resource path's `{R}Params`, `get_list`'s `{R}ListParams`,
-/// then `{R}{Member}Params` in member order. Sets each member's `params`.
-fn params_structs(resource: &Ident, path: &Template, members: &mut [Member]) -> Vec<ParamsStruct> {
+/// then `{R}{Member}Params` in member order. Sets each member's `params`. A member whose
+/// struct would take a name another path's struct has is an error at the member.
+fn params_structs(
+    resource: &Ident,
+    path: &Template,
+    members: &mut [Member],
+    errors: &mut darling::error::Accumulator,
+) -> Vec<ParamsStruct> {
     let mut structs = vec![ParamsStruct {
         ident: format_ident!("{resource}Params"),
         path: path.clone(),
@@ -411,6 +417,19 @@ fn params_structs(resource: &Ident, path: &Template, members: &mut [Member]) -> 
                 } else {
                     format_ident!("{resource}{}Params", pascal_case(&name))
                 };
+                if let Some(taken) = structs.iter().find(|s| s.ident == ident) {
+                    errors.push(error_at(
+                        m.ident.span(),
+                        format!(
+                            "member `{name}` would name the parameters of its path `{ident}`, which already \
+                             names those of {}; rename the member",
+                            match taken.members.first() {
+                                Some(other) => format!("`{other}` (path \"{}\")", taken.path.as_str()),
+                                None => format!("the resource's path \"{}\"", taken.path.as_str()),
+                            }
+                        ),
+                    ));
+                }
                 structs.push(ParamsStruct {
                     ident,
                     path: m.path.clone(),
