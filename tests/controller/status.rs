@@ -188,6 +188,32 @@ async fn r_status_refetch_stale_refetches_stale_live_views_only() {
     assert_eq!(hits(&server, "/todos/2"), 1);
 }
 
+/// R-POL-2: an error past its `error_expiry_length` is not shown, as no read serves it: the
+/// status is where the next read starts from, the data a soft error kept, or nothing yet.
+#[tokio::test]
+async fn r_pol_2_status_shows_no_error_past_its_expiry() {
+    let (server, ctrl) = setup().await;
+    let brief = resource(ResourceOptions {
+        path: "/todos/:id".into(),
+        error_expiry_length: Some(Duration::ZERO),
+        ..Default::default()
+    });
+    let get = brief.get();
+    let todo = ctrl.suspense(&get, params! { id: 1 }).await.unwrap();
+    ctrl.expire_all(&get);
+    server.inject("/todos/1", Fault::Status(503));
+    ctrl.suspense(&get, params! { id: 1 }).await.unwrap();
+    ctrl.fetch(&get, params! { id: 1 }).await.unwrap_err();
+    match ctrl.status(&get, params! { id: 1 }).unwrap() {
+        ReadStatus::Ready(data) => assert!(std::sync::Arc::ptr_eq(&data, &todo)),
+        other => panic!("expected the kept data, got {other:?}"),
+    }
+    server.inject("/todos/2", Fault::Status(503));
+    ctrl.fetch(&get, params! { id: 2 }).await.unwrap_err();
+    assert!(matches!(ctrl.status(&get, params! { id: 2 }), Ok(ReadStatus::Loading)));
+    assert_eq!((hits(&server, "/todos/1"), hits(&server, "/todos/2")), (2, 1));
+}
+
 /// R-POL-2: `refetch_stale` (what focus and coming back online call) refetches a live view whose
 /// error's time is up, so the view recovers; a view whose error still stands is left alone.
 #[tokio::test]

@@ -10,6 +10,7 @@ use super::Controller;
 use super::fetch::Prepared;
 use crate::error::Error;
 use crate::rest::RestEndpoint;
+use crate::rt::Instant;
 use crate::schema::Schema;
 use crate::store::args_map;
 
@@ -137,7 +138,9 @@ impl Controller {
     /// [`ReadStatus`] for an example.
     ///
     /// Only GET members are accepted (`Error::InvalidConfig` otherwise); args that do not fit
-    /// the path are the error `get_response` gives them (`Error::MissingParam`, say).
+    /// the path are the error `get_response` gives them (`Error::MissingParam`, say). An error
+    /// past its `error_expiry_length` is not reported; a live view's status shows that at the
+    /// next change it sees, as the expiry alone does not wake it.
     ///
     /// ```
     /// # use restcache::prelude::*;
@@ -173,9 +176,11 @@ impl Controller {
         let read = store.get_response_with::<S>(&req.key, &req.args, req.cfg.invalid_if_stale)?;
         drop(store);
         drop(flights);
-        // What `suspense` would serve: usable data, unless a hard error hides it (R-POL-2).
+        // What `suspense` would serve: usable data, unless a hard error hides it (R-POL-2). An
+        // error past its expiry is served no more: the next read fetches again.
         let shown = read.usable().cloned();
-        Ok(match (shown, read.error) {
+        let error = read.error.clone().filter(|_| !read.is_stale(Instant::now()));
+        Ok(match (shown, error) {
             (Some(data), _) if fetching => ReadStatus::Fetching(data),
             (None, _) if fetching => ReadStatus::Loading,
             (data, Some(error)) => ReadStatus::Error { error, data },
