@@ -136,6 +136,28 @@ async fn r_sus_1_only_get_members_can_be_read() {
     assert!(server.requests().is_empty());
 }
 
+/// R-SUS-1: data a hard error hides is nothing usable, so once that error has expired the read
+/// fetches and waits, instead of serving the expired error while it refetches.
+#[tokio::test]
+async fn r_sus_1_data_an_expired_hard_error_hides_is_fetched_and_waited_for() {
+    let (server, ctrl) = setup().await;
+    let brief = resource(ResourceOptions {
+        path: "/todos/:id".into(),
+        error_expiry_length: Some(Duration::ZERO),
+        ..Default::default()
+    });
+    let get = brief.get();
+    ctrl.suspense(&get, params! { id: 1 }).await.unwrap();
+    ctrl.expire_all(&get);
+    server.inject("/todos/1", demo_api::Fault::Status(404));
+    ctrl.suspense(&get, params! { id: 1 }).await.unwrap();
+    let failed = ctrl.fetch(&get, params! { id: 1 }).await.unwrap_err();
+    assert_eq!(failed.status(), Some(StatusCode::NOT_FOUND));
+    assert!(server.upsert_todo(json!({ "id": 1, "userId": "u1", "title": "back" })));
+    assert_eq!(ctrl.suspense(&get, params! { id: 1 }).await.unwrap().title, "back");
+    assert_eq!(hits(&server, "/todos/1"), 3);
+}
+
 #[tokio::test(start_paused = true)]
 async fn r_pol_2_errors_within_their_expiry_are_returned_without_a_request() {
     let (server, ctrl) = setup_paused();

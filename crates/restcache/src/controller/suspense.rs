@@ -86,7 +86,8 @@ impl Controller {
             let stale = !fetched && r.is_stale(Instant::now());
             if r.status == ExpiryStatus::Invalid || stale || (r.data.is_none() && r.error.is_none()) {
                 let prepared = Prepared::new(Arc::clone(cfg), args.clone(), None);
-                if r.status != ExpiryStatus::Valid || r.data.is_none() {
+                // Data a hard error hides is nothing usable: fetched and waited for.
+                if r.status != ExpiryStatus::Valid || r.usable().is_none() {
                     // Hidden by a pending optimistic delete: refetching would only race the
                     // delete (and could bring the entity back); its outcome decides.
                     let hidden = r.status == ExpiryStatus::Invalid
