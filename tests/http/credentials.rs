@@ -5,7 +5,7 @@ use demo_api::DemoServer;
 use restcache::controller::ControllerBuilder;
 use restcache::prelude::*;
 use restcache::rest::header::{AUTHORIZATION, COOKIE, HeaderMap, HeaderValue};
-use restcache::rest::{BoxFuture, Credentials, EndpointHooks, RequestInit};
+use restcache::rest::{AfterResponse, BoxFuture, Credentials, EndpointHooks, RequestInit, ResponseHead};
 use restcache::{Error, Method};
 use serde_json::{Value, json};
 
@@ -643,6 +643,66 @@ async fn r_req_4_set_cookie_is_not_stored_from_home_on_a_chain_that_left_it() {
             seen["cookie"],
             Value::Null,
             "{prefix:?}: the session cookie was not stored"
+        );
+    }
+}
+
+/// Sends a bearer token, and asks for the one retry a response hook may ask for after a 401.
+struct RetryOn401(Credentials);
+
+impl EndpointHooks for RetryOn401 {
+    fn request_init(&self, init: &mut RequestInit) {
+        init.credentials = self.0;
+    }
+    fn headers(&self, mut headers: HeaderMap) -> BoxFuture<'_, Result<HeaderMap, Error>> {
+        Box::pin(async move {
+            headers.insert(AUTHORIZATION, HeaderValue::from_static("Bearer demo-token"));
+            Ok(headers)
+        })
+    }
+    fn response<'a>(&'a self, head: &'a ResponseHead) -> BoxFuture<'a, AfterResponse> {
+        Box::pin(async move {
+            match head.status().as_u16() {
+                401 => AfterResponse::Retry,
+                _ => AfterResponse::Continue,
+            }
+        })
+    }
+}
+
+/// R-REQ-4: a response hook's retry sends the request again from its start, through the same
+/// redirects, not straight to where the chain ended: a 401 from another origin must not draw
+/// the credentials there (Include), nor to a home URL the chain reached after leaving home
+/// (SameOrigin).
+#[tokio::test]
+async fn r_req_4_a_hook_retry_after_a_redirect_starts_from_the_first_hop() {
+    for mode in [Credentials::Include, Credentials::SameOrigin] {
+        let (home, other, ctrl) = two_servers().await;
+        let hop = RestEndpoint::<Value>::builder("/redirect")
+            .hooks(RetryOn401(mode))
+            .build()
+            .unwrap();
+        // Include: home -> other/me. SameOrigin: home -> other -> home/me.
+        let to = match mode {
+            Credentials::Include => format!("{}/me", other.base_url()),
+            _ => format!(
+                "{}/redirect?status=302&to={}",
+                other.base_url(),
+                escape(&format!("{}/me", home.base_url()))
+            ),
+        };
+        let failed = ctrl.fetch(&hop, json!({ "status": 302, "to": to })).await.unwrap_err();
+        assert_eq!(failed.status().map(|s| s.as_u16()), Some(401), "{mode:?}");
+        let at_me = [&home, &other].map(|s| credentials_seen(s, "/me")).concat();
+        assert_eq!(
+            at_me,
+            [(false, false, false); 2],
+            "{mode:?}: no credential on a retry either"
+        );
+        assert_eq!(
+            credentials_seen(&home, "/redirect")[..2],
+            [(true, false, false); 2],
+            "{mode:?}: the retry starts at home again"
         );
     }
 }

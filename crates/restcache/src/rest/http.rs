@@ -226,7 +226,7 @@ impl Http {
         let mut n = 0;
         loop {
             at.clone_from(start);
-            match self.attempt(out, at, &mut hook_retried).await {
+            match self.attempt(out, start, at, &mut hook_retried).await {
                 Err(e) if n < policy.retries() && Retry::may_pass(&e) => {
                     let wait = policy.delay(n);
                     n += 1;
@@ -238,9 +238,15 @@ impl Http {
         }
     }
 
-    /// One attempt: the request, the response hooks (and the one retry they may ask for), and
-    /// the body.
-    async fn attempt(&self, out: &Outgoing<'_>, at: &mut Url, hook_retried: &mut bool) -> Result<Fetched, Error> {
+    /// One attempt: the request, the response hooks (and the one retry they may ask for, sent
+    /// from `start` again, through the same redirects), and the body.
+    async fn attempt(
+        &self,
+        out: &Outgoing<'_>,
+        start: &Url,
+        at: &mut Url,
+        hook_retried: &mut bool,
+    ) -> Result<Fetched, Error> {
         loop {
             let response = self.exchange(out, at).await?;
             let head = ResponseHead {
@@ -257,6 +263,9 @@ impl Http {
             if retry && !*hook_retried {
                 *hook_retried = true;
                 tracing::debug!(url = %head.url, status = %head.status, "a response hook asked for a retry");
+                // Not to where the chain ended: that hop's origin is not the request's to choose
+                // (R-REQ-4), and a redirect chain decides credentials by its first hop.
+                at.clone_from(start);
                 continue;
             }
             return self.read(response, at, out.ignore_body, head).await;
