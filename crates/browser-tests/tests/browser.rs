@@ -420,3 +420,34 @@ async fn select_first<A: std::future::Future>(first: A, other: impl std::future:
     })
     .await
 }
+
+/// `setTimeout` takes at most 2^31 - 1 ms (about 24.8 days): a longer fetch timeout must still
+/// wait, not fire at once as an overflowed delay does (R-REQ-5).
+#[wasm_bindgen_test]
+async fn r_req_5_a_thirty_day_timeout_does_not_fire_at_once() {
+    control("POST", "/_control/reset", None).await;
+    let ctrl = Controller::builder()
+        .base_url(api())
+        .timeout(Duration::from_secs(30 * 86_400))
+        .build()
+        .expect("a Controller");
+    let todo = ctrl.fetch(&todos(|o| o).get(), params! { id: 1 }).await;
+    assert_eq!(todo.expect("answered within thirty days").id, 1);
+}
+
+/// A retry delay of `Duration::MAX` means never (R-EXP-1): in the browser too, the retry waits,
+/// and the fetch ends at its timeout, with no exception thrown.
+#[wasm_bindgen_test]
+async fn r_exp_1_a_retry_delay_of_duration_max_waits_until_the_timeout() {
+    control("POST", "/_control/reset", None).await;
+    let ctrl = Controller::builder()
+        .base_url(api())
+        .timeout(Duration::from_millis(300))
+        .retry(restcache::rest::Retry::new(1, Duration::MAX))
+        .build()
+        .expect("a Controller");
+    inject("/todos/1", json!({ "status": 503 })).await;
+    let failed = ctrl.fetch(&todos(|o| o).get(), params! { id: 1 }).await.unwrap_err();
+    assert!(failed.is_timeout(), "{failed:?}");
+    assert_eq!(requests().await, ["GET /todos/1"], "the retry never came");
+}

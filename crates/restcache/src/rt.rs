@@ -161,12 +161,16 @@ pub(crate) fn later(at: Instant, by: Duration) -> Instant {
 pub(crate) async fn sleep_until(at: Instant) {
     #[cfg(not(target_arch = "wasm32"))]
     tokio::time::sleep_until(at).await;
+    // `setTimeout` takes a delay of at most 2^31 - 1 ms (about 24.8 days), and fires at once for
+    // a longer one: a longer wait is slept in parts.
     #[cfg(target_arch = "wasm32")]
-    {
+    loop {
         let wait = at.saturating_duration_since(Instant::now());
-        if !wait.is_zero() {
-            gloo_timers::future::sleep(wait).await;
+        if wait.is_zero() {
+            break;
         }
+        let ms = u32::try_from(wait.as_millis()).map_or(i32::MAX as u32, |ms| ms.clamp(1, i32::MAX as u32));
+        gloo_timers::future::TimeoutFuture::new(ms).await;
     }
 }
 
