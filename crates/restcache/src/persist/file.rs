@@ -1,6 +1,6 @@
 //! [`FilePersister`]: the cache's changes appended to a log file, one checksummed line each.
 
-use std::fs::{File, OpenOptions};
+use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -24,6 +24,11 @@ const MIN_GROWTH: usize = 10_000;
 /// file, and every line before it is read. Changes are handed to the operating system as they
 /// are made; a crash of the machine itself may lose those it had not yet written to disk.
 ///
+/// A log has one writer: from its first `restore` (or `compact`) to its drop, a persister holds
+/// the log locked, and another one on the same path, in this process or another, fails with
+/// `Error::Persist` instead of losing what either writes. On Unix a new log is readable by its
+/// owner only (mode `0600`), and a compaction keeps the log's permissions.
+///
 /// ```
 /// use restcache::persist::{FilePersister, Persister};
 /// use restcache::store::Snapshot;
@@ -32,6 +37,7 @@ const MIN_GROWTH: usize = 10_000;
 /// let mut log = FilePersister::new(&path);
 /// assert!(log.restore()?.is_empty(), "a new log");
 /// log.save(&restcache::Store::new().snapshot().changes())?;
+/// drop(log); // the log's one writer lets go of it
 /// assert_eq!(Snapshot::from_changes(FilePersister::new(&path).restore()?), restcache::Store::new().snapshot());
 /// # std::fs::remove_file(&path).unwrap();
 /// # Ok::<(), restcache::Error>(())
@@ -40,6 +46,7 @@ const MIN_GROWTH: usize = 10_000;
 pub struct FilePersister {
     path: PathBuf,
     /// Open for appending once the log was read, and the log's length: where the next line goes.
+    /// The handle holds the log's lock.
     file: Option<(File, u64)>,
     /// Changes appended since the last compaction, and how many that compaction wrote.
     appended: usize,
@@ -67,12 +74,12 @@ impl Persister for FilePersister {
     /// Opens the log, reads its changes, and cuts off a last line that a crash left torn.
     fn restore(&mut self) -> Result<Vec<Change>, Error> {
         let path = self.path.display();
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
+        // Our own handle would hold the lock against the new one.
+        self.file = None;
+        let mut file = private(OpenOptions::new().read(true).append(true).create(true))
             .open(&self.path)
             .map_err(|e| failed(&format!("cannot open {path}"), e))?;
+        lock(&file, &self.path)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)
             .map_err(|e| failed(&format!("cannot read {path}"), e))?;
@@ -123,25 +130,45 @@ impl Persister for FilePersister {
         Ok(())
     }
 
+    /// Writes the state to `<path>.compacting`, locked before it is renamed over the log, so the
+    /// log has a writer's lock all along: the old log's handle is given up only once the new log
+    /// stands. A failure before the rename leaves the old log in use, and no temporary file.
     fn compact(&mut self, state: &[Change]) -> Result<(), Error> {
-        let path = self.path.display();
-        let mut tmp = self.path.clone().into_os_string();
-        tmp.push(".compacting");
-        let tmp = PathBuf::from(tmp);
         let mut bytes = HEADER.to_vec();
         for change in state {
             write_line(&mut bytes, change)?;
         }
-        // Whatever happens next, the handle on the old log is not written to again.
-        self.file = None;
-        let written = File::create(&tmp)
-            .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_all()))
-            .and_then(|()| std::fs::rename(&tmp, &self.path));
-        written.map_err(|e| failed(&format!("cannot compact {path}"), e))?;
-        let file = OpenOptions::new()
-            .append(true)
-            .open(&self.path)
-            .map_err(|e| failed(&format!("cannot open {path}"), e))?;
+        if self.file.is_none() {
+            self.restore()?;
+        }
+        let path = self.path.display();
+        let mut tmp = self.path.clone().into_os_string();
+        tmp.push(".compacting");
+        let tmp = PathBuf::from(tmp);
+        // What a crashed compaction left there, or anything planted there (a link included), is
+        // removed, not written through.
+        let _ = std::fs::remove_file(&tmp);
+        let compacted = (|| {
+            let mut file = private(OpenOptions::new().append(true).create_new(true)).open(&tmp)?;
+            lock(&file, &tmp).map_err(std::io::Error::other)?;
+            #[cfg(unix)]
+            file.set_permissions(std::fs::metadata(&self.path)?.permissions())?;
+            file.write_all(&bytes)?;
+            file.sync_all()?;
+            std::fs::rename(&tmp, &self.path)?;
+            Ok::<_, std::io::Error>(file)
+        })();
+        let file = compacted.map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            failed(&format!("cannot compact {path}"), e)
+        })?;
+        // The rename is durable once the directory is written (a crash of the machine itself).
+        #[cfg(unix)]
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty())
+            && let Err(e) = File::open(dir).and_then(|d| d.sync_all())
+        {
+            tracing::debug!(path = %path, error = %e, "could not sync the log's directory");
+        }
         self.file = Some((file, bytes.len() as u64));
         self.appended = 0;
         self.compacted = state.len();
@@ -151,6 +178,24 @@ impl Persister for FilePersister {
     fn should_compact(&self) -> bool {
         self.appended > MIN_GROWTH.max(2 * self.compacted)
     }
+}
+
+/// `options`, creating a file readable by its owner only (on Unix).
+fn private(options: &mut OpenOptions) -> &mut OpenOptions {
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(options, 0o600);
+    options
+}
+
+/// Takes the writer's lock on `file` (at `path`), which another writer holds when it fails.
+fn lock(file: &File, path: &Path) -> Result<(), Error> {
+    file.try_lock().map_err(|e| match e {
+        TryLockError::WouldBlock => failed(
+            &format!("{}", path.display()),
+            "another writer holds this log (a FilePersister on the same path, in this process or another)",
+        ),
+        TryLockError::Error(e) => failed(&format!("cannot lock {}", path.display()), e),
+    })
 }
 
 /// Appends `change` as one line: its CRC-32 in hex, a space, then the change:
@@ -378,6 +423,7 @@ mod tests {
         let mut log = FilePersister::new(&path);
         log.restore().unwrap();
         log.save(&all).unwrap();
+        drop(log);
         let full = std::fs::read(&path).unwrap();
         let last_line = full[..full.len() - 1].iter().rposition(|b| *b == b'\n').unwrap() + 1;
         for cut in last_line..full.len() {
@@ -391,11 +437,7 @@ mod tests {
                 "the torn line cut off"
             );
             log.save(&all[all.len() - 1..]).unwrap();
-            assert_eq!(
-                FilePersister::new(&path).restore().unwrap(),
-                all,
-                "appends after the cut"
-            );
+            assert_eq!(log.restore().unwrap(), all, "appends after the cut");
         }
         std::fs::remove_file(&path).unwrap();
     }
@@ -423,7 +465,7 @@ mod tests {
         let changes = store.take_changes();
         let mut log = FilePersister::new(&path);
         log.save(&changes).unwrap();
-        assert_eq!(FilePersister::new(&path).restore().unwrap(), changes);
+        assert_eq!(log.restore().unwrap(), changes);
         std::fs::remove_file(&path).unwrap();
     }
 
@@ -454,7 +496,7 @@ mod tests {
         assert!(removals.iter().all(Change::is_removal), "{removals:?}");
         assert_eq!(removals.len(), 6);
         log.save(&removals).unwrap();
-        let restored = FilePersister::new(&path).restore().unwrap();
+        let restored = log.restore().unwrap();
         assert_eq!(Snapshot::from_changes(restored), store.snapshot());
         std::fs::remove_file(&path).unwrap();
     }
@@ -505,7 +547,7 @@ mod tests {
     fn r_gc_1_a_log_restores_rows_in_the_order_the_collector_left() {
         let (mut store, mut log, path) = collected_tags("collected-order");
         log.save(&store.take_changes()).unwrap();
-        let changes = FilePersister::new(&path).restore().unwrap();
+        let changes = log.restore().unwrap();
         assert_eq!(
             restored(changes.clone()).snapshot(),
             store.snapshot(),
@@ -527,7 +569,7 @@ mod tests {
         let tag = serde_json::json!({ "name": "0" });
         store.set_response::<GcTag>("GET /tags/0", &(), &tag).unwrap();
         log.save(&store.take_changes()).unwrap();
-        let changes = FilePersister::new(&path).restore().unwrap();
+        let changes = log.restore().unwrap();
         assert_eq!(restored(changes).snapshot(), store.snapshot());
         std::fs::remove_file(&path).unwrap();
     }
@@ -540,6 +582,7 @@ mod tests {
         let all = changes(2);
         let mut log = FilePersister::new(&path);
         log.save(&all).unwrap();
+        drop(log);
         let mut bytes = std::fs::read(&path).unwrap();
         let second = HEADER.len() + bytes[HEADER.len()..].iter().position(|b| *b == b'\n').unwrap() + 1;
         let flip = second + 20;
@@ -589,14 +632,95 @@ mod tests {
         log.save(&all).unwrap();
         let state = Snapshot::from_changes(all.clone());
         log.compact(&state.changes()).unwrap();
-        assert_eq!(
-            Snapshot::from_changes(FilePersister::new(&path).restore().unwrap()),
-            state
-        );
+        assert_eq!(Snapshot::from_changes(log.restore().unwrap()), state);
         assert!(!log.should_compact());
         let many: Vec<Change> = std::iter::repeat_n(all[0].clone(), MIN_GROWTH + 1).collect();
         log.save(&many).unwrap();
         assert!(log.should_compact());
         std::fs::remove_file(&path).unwrap();
+    }
+
+    /// R-PERS-3: a log has one writer. A second persister on the same path is refused while the
+    /// first holds the log, through its compaction too, and takes it once the first is dropped.
+    #[test]
+    fn r_pers_3_a_second_writer_on_one_log_is_refused() {
+        let path = temp("two-writers");
+        let all = changes(2);
+        let mut first = FilePersister::new(&path);
+        first.restore().unwrap();
+        first.save(&all[..1]).unwrap();
+        let refused = |why: &str| {
+            let err = FilePersister::new(&path).restore().unwrap_err();
+            assert!(
+                err.to_string().contains("another writer holds this log"),
+                "{why}: {err}"
+            );
+        };
+        refused("while the first holds it");
+        first.compact(&all[..1]).unwrap();
+        refused("after the first compacted it");
+        first.save(&all[1..]).unwrap();
+        drop(first);
+        assert_eq!(FilePersister::new(&path).restore().unwrap(), all);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// R-PERS-3: a compaction that fails (here its rename, over a directory) leaves no temporary
+    /// file, and the log it could not replace stays the one written to.
+    #[test]
+    fn r_pers_3_a_failed_compaction_leaves_no_temp_file_and_the_log_in_use() {
+        let dir = temp("failed-compaction");
+        std::fs::create_dir_all(dir.join("log/inside")).unwrap();
+        let path = dir.join("log");
+        let mut log = FilePersister::new(&path);
+        assert!(log.restore().is_err(), "a directory is no log");
+        let path = dir.join("real.log");
+        let mut log = FilePersister::new(&path);
+        log.restore().unwrap();
+        let all = changes(2);
+        log.save(&all[..1]).unwrap();
+        // The log's path becomes a directory the rename cannot replace.
+        let moved = dir.join("moved.log");
+        std::fs::rename(&path, &moved).unwrap();
+        std::fs::create_dir_all(path.join("inside")).unwrap();
+        assert!(log.compact(&all).is_err());
+        let tmp = dir.join("real.log.compacting");
+        assert!(!tmp.exists(), "the temporary file is removed");
+        log.save(&all[1..]).unwrap();
+        std::fs::remove_dir_all(&path).unwrap();
+        std::fs::rename(&moved, &path).unwrap();
+        drop(log);
+        assert_eq!(
+            FilePersister::new(&path).restore().unwrap(),
+            all,
+            "saved to the old log"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// R-PERS-3 on Unix: a new log is its owner's alone; a compaction keeps the log's
+    /// permissions, and writes no file through a link planted at its temporary path.
+    #[cfg(unix)]
+    #[test]
+    fn r_pers_3_a_log_is_private_and_compaction_writes_through_no_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = temp("private");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("cache.log");
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let mut log = FilePersister::new(&path);
+        log.restore().unwrap();
+        assert_eq!(mode(&path), 0o600);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"keep me").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join("cache.log.compacting")).unwrap();
+        let all = changes(2);
+        log.compact(&all).unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
+        assert_eq!(mode(&path), 0o640, "the log's permissions are kept");
+        drop(log);
+        assert_eq!(FilePersister::new(&path).restore().unwrap(), all);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -64,6 +64,7 @@ pub trait Persister: Send + 'static {
     /// assert!(log.restore()?.is_empty(), "a new log");
     /// let changes = restcache::Store::new().snapshot().changes();
     /// log.save(&changes)?;
+    /// drop(log); // the log's one writer lets go of it
     /// assert_eq!(FilePersister::new(&path).restore()?, changes); // what the next run finds
     /// # std::fs::remove_file(&path).unwrap();
     /// # Ok::<(), restcache::Error>(())
@@ -100,6 +101,7 @@ pub trait Persister: Send + 'static {
     /// log.save(&state)?;
     /// log.save(&state)?;
     /// log.compact(&state)?;
+    /// drop(log);
     /// assert_eq!(FilePersister::new(&path).restore()?, state);
     /// # std::fs::remove_file(&path).unwrap();
     /// # Ok::<(), restcache::Error>(())
