@@ -451,3 +451,33 @@ async fn r_exp_1_a_retry_delay_of_duration_max_waits_until_the_timeout() {
     assert!(failed.is_timeout(), "{failed:?}");
     assert_eq!(requests().await, ["GET /todos/1"], "the retry never came");
 }
+
+/// R-PERS-4: a compaction removes the entries the state no longer holds before it writes the
+/// state's, so storage filled to its quota by stale entries (rows the collector removed while
+/// saving failed) has room again, and the compaction succeeds.
+#[wasm_bindgen_test]
+async fn r_pers_4_a_compaction_frees_stale_entries_before_writing() {
+    use restcache::persist::{LocalStoragePersister, Persister};
+    let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    let prefix = "restcache-quota/";
+    let mut log = LocalStoragePersister::new(prefix);
+    log.compact(&[]).unwrap();
+    // Stale entries of this persister, until the origin's quota refuses one more.
+    let chunk = "x".repeat(256 * 1024);
+    let mut stale = 0;
+    while storage.set_item(&format!("{prefix}row/Stale/{stale}"), &chunk).is_ok() {
+        stale += 1;
+        assert!(stale < 1_000, "no quota reached");
+    }
+    let mut store = restcache::Store::new();
+    let big = json!({ "id": 1, "userId": "u1", "title": "t".repeat(300 * 1024), "completed": false });
+    store.set_response::<Todo>("GET /todos/1", &(), &big).unwrap();
+    let state = store.snapshot().changes();
+    let compacted = log.compact(&state);
+    let left = (0..stale).filter(|i| storage.get_item(&format!("{prefix}row/Stale/{i}")).unwrap().is_some());
+    let left = left.count();
+    log.compact(&[]).unwrap();
+    compacted.expect("room made by the stale entries");
+    assert_eq!(left, 0, "the stale entries are gone");
+    assert_eq!(LocalStoragePersister::new(prefix).restore().unwrap().len(), 0);
+}

@@ -174,10 +174,11 @@ impl Persister for LocalStoragePersister {
         self.write(&storage, changes)
     }
 
-    /// Writes every slot of `state`, then removes the entries of slots it does not hold: at
-    /// no moment is an entry of the state missing. When the places left could not number the
-    /// state (a stored place at the end of the counter), the entries take the places 1, 2, …
-    /// in the state's order, which is the cache's.
+    /// Removes the entries of slots `state` does not hold, then writes every slot it does: no
+    /// entry of the state is missing at any moment, and what the removed entries took is room
+    /// for the state (storage a failed save left full). When the places left could not number
+    /// the state (a stored place at the end of the counter), the entries take the places 1,
+    /// 2, … in the state's order, which is the cache's.
     fn compact(&mut self, state: &[Change]) -> Result<(), Error> {
         let storage = Self::storage()?;
         if self.next.checked_add(state.len() as u64).is_none() {
@@ -185,8 +186,7 @@ impl Persister for LocalStoragePersister {
             self.next = 0;
         }
         let kept = state.iter().filter(|c| !c.is_clear());
-        self.write(&storage, kept.clone())?;
-        let slots: std::collections::HashSet<String> = kept.map(Change::slot).collect();
+        let slots: std::collections::HashSet<String> = kept.clone().map(Change::slot).collect();
         for name in Self::names(&storage, &self.prefix)? {
             let slot = &name[self.prefix.len()..];
             if !slots.contains(slot) {
@@ -194,6 +194,6 @@ impl Persister for LocalStoragePersister {
                 self.places.remove(slot);
             }
         }
-        Ok(())
+        self.write(&storage, kept)
     }
 }
