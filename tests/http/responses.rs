@@ -323,6 +323,29 @@ async fn r_req_2_a_relative_url_needs_a_base_url() {
     ));
 }
 
+/// R-REQ-2: a member's path is appended to `base_url`, which a query or fragment would end
+/// up in front of: such a `base_url` is refused when the Controller is built.
+#[test]
+fn r_req_2_a_base_url_with_a_query_or_fragment_is_refused_at_build() {
+    for base in [
+        "http://127.0.0.1:9/api?key=1",
+        "http://127.0.0.1:9/api#top",
+        "http://127.0.0.1:9/?",
+    ] {
+        let err = Controller::builder().base_url(base).build().unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidConfig { reason } if reason.contains("query or fragment")),
+            "{base}: {err:?}"
+        );
+    }
+    assert!(
+        Controller::builder()
+            .base_url("http://127.0.0.1:9/api/")
+            .build()
+            .is_ok()
+    );
+}
+
 #[test]
 fn r_req_5_a_zero_timeout_is_refused_at_build() {
     let err = Controller::builder().timeout(Duration::ZERO).build().unwrap_err();

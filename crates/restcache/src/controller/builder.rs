@@ -224,8 +224,8 @@ impl ControllerBuilder {
         self
     }
 
-    /// Builds the Controller. A `base_url` that is not an absolute http(s) URL, a zero
-    /// timeout, a retry policy that makes no sense, or a client that cannot be built is
+    /// Builds the Controller. A `base_url` that is not an absolute http(s) URL or has a query
+    /// or fragment, a zero timeout, a retry policy that makes no sense, or a client that cannot be built is
     /// `Error::InvalidConfig`.
     pub fn build(self) -> Result<Controller, Error> {
         let retry = self.retry.unwrap_or_default();
@@ -237,9 +237,21 @@ impl ControllerBuilder {
             });
         }
         let base_url = match self.base_url {
-            Some(u) => Some(http_url(&u).ok_or_else(|| Error::InvalidConfig {
-                reason: format!("base_url {u:?} is not an absolute http(s) URL"),
-            })?),
+            Some(u) => {
+                let url = http_url(&u).ok_or_else(|| Error::InvalidConfig {
+                    reason: format!("base_url {u:?} is not an absolute http(s) URL"),
+                })?;
+                // Member paths are appended to it: they would land after a query or fragment.
+                if url.query().is_some() || url.fragment().is_some() {
+                    return Err(Error::InvalidConfig {
+                        reason: format!(
+                            "base_url {u:?} has a query or fragment, which member paths would follow; \
+                             give query parameters as the members' args"
+                        ),
+                    });
+                }
+                Some(url)
+            }
             None => None,
         };
         let client = match self.client {
