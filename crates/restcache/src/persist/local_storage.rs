@@ -13,8 +13,13 @@ use crate::store::Change;
 /// key, named `<prefix><slot>`, each written whole by one `setItem` as the cache changes it, so
 /// a page closed at any moment keeps every entry written before. An entry holds its change and
 /// the place its slot first took (a row the collector moved takes the place of the row it
-/// replaced), so a restore gives the rows back in the order the cache had them. `localStorage` holds a few MiB per origin: a change that does not fit is
-/// `Error::Persist`, logged by the Controller, and the entries before it stay.
+/// replaced), so a restore gives the rows back in the order the cache had them.
+/// `localStorage` holds a few MiB per origin: a change that does not fit is `Error::Persist`,
+/// logged by the Controller, and the entries before it stay.
+///
+/// A prefix has one writer. Pages of one origin open at the same time (tabs, windows) that
+/// persist under one prefix number their entries alike, and one page's reset or compaction
+/// removes the other's entries: give each its own prefix, or let only one of them persist.
 ///
 /// ```no_run
 /// use restcache::Controller;
