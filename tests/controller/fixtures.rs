@@ -93,6 +93,15 @@ pub fn todos() -> Resource<Todo> {
     })
 }
 
+/// `/todos/:id`, whose errors expire at once: the next read after a failure fetches again.
+pub fn todos_with_brief_errors() -> Resource<Todo> {
+    resource(ResourceOptions {
+        path: "/todos/:id".into(),
+        error_expiry_length: Some(std::time::Duration::ZERO),
+        ..Default::default()
+    })
+}
+
 /// `/todos/:id`, optimistic.
 pub fn optimistic_todos() -> Resource<Todo> {
     resource(ResourceOptions {

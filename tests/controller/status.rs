@@ -9,7 +9,6 @@ use restcache::Error;
 use restcache::controller::ReadStatus;
 use restcache::prelude::*;
 use restcache::reqwest::StatusCode;
-use restcache::rest::ResourceOptions;
 use serde_json::json;
 
 use crate::fixtures::*;
@@ -193,11 +192,7 @@ async fn r_status_refetch_stale_refetches_stale_live_views_only() {
 #[tokio::test]
 async fn r_pol_2_status_shows_no_error_past_its_expiry() {
     let (server, ctrl) = setup().await;
-    let brief = resource(ResourceOptions {
-        path: "/todos/:id".into(),
-        error_expiry_length: Some(Duration::ZERO),
-        ..Default::default()
-    });
+    let brief = todos_with_brief_errors();
     let get = brief.get();
     let todo = ctrl.suspense(&get, params! { id: 1 }).await.unwrap();
     ctrl.expire_all(&get);
@@ -219,11 +214,7 @@ async fn r_pol_2_status_shows_no_error_past_its_expiry() {
 #[tokio::test]
 async fn r_pol_2_refetch_stale_refetches_a_live_view_whose_error_expired() {
     let (server, ctrl) = setup().await;
-    let brief = resource(ResourceOptions {
-        path: "/todos/:id".into(),
-        error_expiry_length: Some(Duration::ZERO),
-        ..Default::default()
-    });
+    let brief = todos_with_brief_errors();
     server.inject("/todos/1", Fault::Status(503));
     server.inject("/todos/2", Fault::Status(503));
     let mut expired = ctrl.subscribe(&brief.get(), params! { id: 1 });

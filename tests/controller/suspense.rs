@@ -141,11 +141,7 @@ async fn r_sus_1_only_get_members_can_be_read() {
 #[tokio::test]
 async fn r_sus_1_data_an_expired_hard_error_hides_is_fetched_and_waited_for() {
     let (server, ctrl) = setup().await;
-    let brief = resource(ResourceOptions {
-        path: "/todos/:id".into(),
-        error_expiry_length: Some(Duration::ZERO),
-        ..Default::default()
-    });
+    let brief = todos_with_brief_errors();
     let get = brief.get();
     ctrl.suspense(&get, params! { id: 1 }).await.unwrap();
     ctrl.expire_all(&get);
