@@ -225,8 +225,8 @@ impl ControllerBuilder {
     }
 
     /// Builds the Controller. A `base_url` that is not an absolute http(s) URL or has a query
-    /// or fragment, a zero timeout, a retry policy that makes no sense, or a client that cannot be built is
-    /// `Error::InvalidConfig`.
+    /// or fragment, a zero timeout, a retry policy that makes no sense, or a client that cannot
+    /// be built is `Error::InvalidConfig`.
     pub fn build(self) -> Result<Controller, Error> {
         let retry = self.retry.unwrap_or_default();
         retry.check()?;

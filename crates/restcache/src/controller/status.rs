@@ -179,8 +179,8 @@ impl Controller {
         // What `suspense` would serve: usable data, unless a hard error hides it (R-POL-2). An
         // error past its expiry is served no more: the next read fetches again.
         let shown = read.usable().cloned();
-        let error = read.error.clone().filter(|_| !read.is_stale(Instant::now()));
-        Ok(match (shown, error) {
+        let standing = !read.is_stale(Instant::now());
+        Ok(match (shown, read.error.filter(|_| standing)) {
             (Some(data), _) if fetching => ReadStatus::Fetching(data),
             (None, _) if fetching => ReadStatus::Loading,
             (data, Some(error)) => ReadStatus::Error { error, data },

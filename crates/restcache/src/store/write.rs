@@ -552,7 +552,9 @@ impl Store {
                 };
                 match stored {
                     Some(r) => *r = new,
-                    None => drop(self.results.insert(key.to_owned(), new)),
+                    None => {
+                        self.results.insert(key.to_owned(), new);
+                    }
                 }
             }
             if let Some(gc) = self.gc.as_deref_mut() {
