@@ -283,6 +283,92 @@ async fn r_retry_a_delay_longer_than_the_clock_reaches_is_waited_not_a_panic() {
     );
 }
 
+/// The retry of an answer whose `Retry-After` asks for `after` under `policy`: the virtual
+/// milliseconds between the first request and the retry.
+async fn wait_asked_by(after: &str, policy: Retry) -> u64 {
+    let server = DemoServer::start_on_thread().unwrap();
+    let ctrl = controller_with(&server, |b| b.hooks(VirtualTime(Instant::now())).retry(policy));
+    server.inject(
+        "/todos/1",
+        Fault::RetryAfter {
+            status: 503,
+            after: after.into(),
+        },
+    );
+    assert_eq!(ctrl.fetch(&todos().get(), params! { id: 1 }).await.unwrap().id, 1);
+    let at = stamps(&server);
+    assert_eq!(at.len(), 2, "one retry: {at:?}");
+    at[1] - at[0]
+}
+
+#[tokio::test(start_paused = true)]
+async fn r_req_5_a_retry_waits_as_long_as_retry_after_asks() {
+    let policy = Retry::new(1, Duration::from_millis(100)).max_delay(Duration::from_secs(30));
+    let wait = wait_asked_by("5", policy).await;
+    assert!((5_000..5_100).contains(&wait), "5 s asked, waited {wait} ms");
+    // An HTTP date: the time from now until then (the date has whole seconds).
+    let then = std::time::SystemTime::now() + Duration::from_secs(20);
+    let wait = wait_asked_by(&httpdate::fmt_http_date(then), policy).await;
+    assert!((18_000..=20_000).contains(&wait), "20 s asked, waited {wait} ms");
+    // Asking for less than the backoff does not shorten it.
+    let wait = wait_asked_by("0", Retry::new(1, Duration::from_millis(2_000))).await;
+    assert!((1_000..=2_000).contains(&wait), "the backoff: {wait} ms");
+}
+
+#[tokio::test(start_paused = true)]
+async fn r_req_5_a_retry_after_past_the_policy_s_cap_ends_the_fetch_at_once() {
+    let server = DemoServer::start_on_thread().unwrap();
+    let ctrl = controller_with(&server, |b| b);
+    server.inject(
+        "/todos/1",
+        Fault::RetryAfter {
+            status: 429,
+            after: "3600".into(),
+        },
+    );
+    let started = Instant::now();
+    let err = ctrl.fetch(&todos().get(), params! { id: 1 }).await.unwrap_err();
+    assert_eq!(err.status(), Some(StatusCode::TOO_MANY_REQUESTS));
+    assert_eq!(err.retry_after(), Some(Duration::from_secs(3_600)), "{err:?}");
+    assert_eq!(
+        hits(&server, "/todos/1"),
+        1,
+        "not retried: the default policy waits 10 s at most"
+    );
+    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+}
+
+#[tokio::test(start_paused = true)]
+async fn r_bad_input_a_retry_after_that_names_no_time_is_ignored() {
+    let policy = Retry::new(1, Duration::from_millis(400));
+    for after in ["soon", "-5", "1.5", "5s", "", "Thu, 99 Nov 2026 25:00:00 GMT"] {
+        let wait = wait_asked_by(after, policy).await;
+        assert!((200..=400).contains(&wait), "{after:?}: the backoff, waited {wait} ms");
+    }
+    // A date gone by asks for no wait; a number past what the clock holds for more than any.
+    let server = DemoServer::start().await.unwrap();
+    let ctrl = controller_with(&server, |b| b);
+    for (after, asked) in [
+        ("Sun, 06 Nov 1994 08:49:37 GMT", Some(Duration::ZERO)),
+        ("99999999999999999999999", Some(Duration::MAX)),
+        ("soon", None),
+    ] {
+        server.inject(
+            "/todos/1",
+            Fault::RetryAfter {
+                status: 404,
+                after: after.into(),
+            },
+        );
+        let err = ctrl.fetch(&todos().get(), params! { id: 1 }).await.unwrap_err();
+        assert_eq!(
+            (err.status(), err.retry_after()),
+            (Some(StatusCode::NOT_FOUND), asked),
+            "{after:?}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn r_retry_errors_that_cannot_pass_are_not_retried() {
     let server = DemoServer::start().await.unwrap();

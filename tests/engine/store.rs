@@ -192,6 +192,7 @@ fn r_fetch_1_an_error_record_keeps_the_result() {
         status: StatusCode::SERVICE_UNAVAILABLE,
         url: "/users/1".into(),
         body: String::new(),
+        retry_after: None,
     };
     store.set_error("GET /users/1", Instant::now(), err.clone(), Duration::from_secs(1));
     let read = store.get_response::<User>("GET /users/1", &()).unwrap();

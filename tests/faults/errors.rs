@@ -159,7 +159,7 @@ fn defaults(b: ControllerBuilder) -> ControllerBuilder {
 async fn r_pol_1_a_5xx_is_a_soft_network_error_and_cached_data_is_still_served() {
     for status in [500, 502, 503] {
         fails_then_recovers(Fault::Status(status), true, defaults, |e, url| {
-            matches!(e, Error::Status { status: s, url: u, body }
+            matches!(e, Error::Status { status: s, url: u, body, retry_after: None }
                 if *s == status && u == url && body.contains(&format!("injected {status}")))
         })
         .await;
@@ -170,7 +170,7 @@ async fn r_pol_1_a_5xx_is_a_soft_network_error_and_cached_data_is_still_served()
 async fn r_pol_1_a_4xx_is_a_hard_network_error_even_with_data_cached() {
     for status in [400, 401, 404, 429] {
         fails_then_recovers(Fault::Status(status), false, defaults, |e, url| {
-            matches!(e, Error::Status { status: s, url: u, body }
+            matches!(e, Error::Status { status: s, url: u, body, retry_after: None }
                 if *s == status && u == url && body.contains(&format!("injected {status}")))
         })
         .await;

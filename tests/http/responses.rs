@@ -25,7 +25,12 @@ async fn r_resp_1_a_non_2xx_status_is_a_network_error_recorded_under_the_key() {
         let ep = at::<Value>(path);
         let err = ctrl.fetch(&ep, ()).await.unwrap_err();
         match &err {
-            Error::Status { status: s, url, body } => {
+            Error::Status {
+                status: s,
+                url,
+                body,
+                retry_after: None,
+            } => {
                 assert_eq!(*s, status);
                 assert_eq!(url, &format!("{}{path}", server.base_url()));
                 assert!(status == 304 || body.contains("error"), "{body}");

@@ -452,6 +452,34 @@ async fn r_exp_1_a_retry_delay_of_duration_max_waits_until_the_timeout() {
     assert_eq!(requests().await, ["GET /todos/1"], "the retry never came");
 }
 
+/// R-REQ-5: in the browser too, an answer's `Retry-After` (read across origins, as the demo API
+/// exposes it) in seconds or as a date is the error's `retry_after`, and one longer than the
+/// policy's cap ends the fetch with no retry.
+#[wasm_bindgen_test]
+async fn r_req_5_a_retry_after_past_the_cap_ends_the_fetch_in_the_browser() {
+    control("POST", "/_control/reset", None).await;
+    let ctrl = Controller::builder().base_url(api()).build().expect("a Controller");
+    let year = Duration::from_secs(365 * 86_400);
+    for (after, asked) in [
+        ("3600", 3_600..=3_600),
+        (
+            "Fri, 01 Jan 2100 00:00:00 GMT",
+            70 * year.as_secs()..=80 * year.as_secs(),
+        ),
+    ] {
+        inject("/todos/1", json!({ "retry_after": { "status": 429, "after": after } })).await;
+        let failed = ctrl.fetch(&todos(|o| o).get(), params! { id: 1 }).await.unwrap_err();
+        assert_eq!(failed.status(), Some(restcache::reqwest::StatusCode::TOO_MANY_REQUESTS));
+        let waited = failed.retry_after().map(|d| d.as_secs());
+        assert!(waited.is_some_and(|s| asked.contains(&s)), "{after}: {failed:?}");
+    }
+    assert_eq!(
+        requests().await,
+        ["GET /todos/1", "GET /todos/1"],
+        "neither was retried"
+    );
+}
+
 /// R-PERS-4: a compaction removes the entries the state no longer holds before it writes the
 /// state's, so storage filled to its quota by stale entries (rows the collector removed while
 /// saving failed) has room again, and the compaction succeeds.

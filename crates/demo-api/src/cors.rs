@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 const ALLOW_METHODS: &str = "GET, HEAD, POST, PUT, PATCH, DELETE";
 /// The response headers a page may read. Requests with credentials take `*` literally, so the
 /// headers the routes send beyond the always-readable ones are named as well.
-const EXPOSE_HEADERS: &str = "*, Content-Type, Content-Length, Location, WWW-Authenticate, X-Total-Count";
+const EXPOSE_HEADERS: &str = "*, Content-Type, Content-Length, Location, Retry-After, WWW-Authenticate, X-Total-Count";
 /// How long (in seconds) a browser may reuse a preflight's answer.
 const MAX_AGE: &str = "600";
 

@@ -5,6 +5,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use axum::http::header::RETRY_AFTER;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -38,6 +39,14 @@ use crate::state::lock;
 pub enum Fault {
     /// This status (100..=999) with the JSON error body `{"error": "injected N", "status": N}`.
     Status(u16),
+    /// Like [`Fault::Status`], with `Retry-After: after` (a number of seconds or an HTTP date,
+    /// or anything else a client must cope with): how a server says when to come back.
+    RetryAfter {
+        /// The status, 100..=999.
+        status: u16,
+        /// The `Retry-After` header's value.
+        after: String,
+    },
     /// 200 `application/json` with `Content-Length: 64`, then 20 bytes of the body, then the
     /// connection is closed.
     CloseMidBody,
@@ -100,9 +109,12 @@ impl Fault {
     /// `/misbehave/*` routes make (1 GiB).
     pub(crate) fn problem(&self) -> Option<String> {
         match self {
-            Fault::Status(code) if StatusCode::from_u16(*code).is_err() => {
-                Some(format!("Fault::Status({code}): a status code is 100..=999"))
+            Fault::Status(code) | Fault::RetryAfter { status: code, .. } if StatusCode::from_u16(*code).is_err() => {
+                Some(format!("Fault::{self:?}: a status code is 100..=999"))
             }
+            Fault::RetryAfter { after, .. } if HeaderValue::from_str(after).is_err() => Some(format!(
+                "Fault::RetryAfter {{ after: {after:?} }}: not a valid header value"
+            )),
             Fault::Redirect { status, .. } if !(300..=399).contains(status) => Some(format!(
                 "Fault::Redirect {{ status: {status} }}: a redirect status is 300..=399"
             )),
@@ -124,10 +136,14 @@ impl Fault {
 
     pub(crate) fn apply(self) -> Applied {
         let answer = match self {
-            Fault::Status(code) => {
-                // `inject` checked the code.
-                let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-                ApiError::new(status, format!("injected {code}")).into_response()
+            Fault::Status(code) => injected(code),
+            Fault::RetryAfter { status, after } => {
+                let mut answer = injected(status);
+                // `inject` checked the value.
+                if let Ok(value) = HeaderValue::from_str(&after) {
+                    answer.headers_mut().insert(RETRY_AFTER, value);
+                }
+                answer
             }
             Fault::CloseMidBody => misbehave::close_mid_body(),
             Fault::Truncated => misbehave::truncated(),
@@ -144,6 +160,12 @@ impl Fault {
         };
         Applied::Answer(answer)
     }
+}
+
+/// The answer of [`Fault::Status`]: `code`'s status (which `inject` checked) with a JSON error body.
+fn injected(code: u16) -> Response {
+    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    ApiError::new(status, format!("injected {code}")).into_response()
 }
 
 /// The armed faults, per path, in the order they were injected.

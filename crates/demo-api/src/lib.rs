@@ -150,6 +150,7 @@
 //! | `fault` | [`Fault`] |
 //! |---|---|
 //! | `{"status": N}` | `Status(N)` |
+//! | `{"retry_after": {"status": N, "after": S}}` | `RetryAfter { status, after }` |
 //! | `{"close_mid_body": true}` | `CloseMidBody` |
 //! | `{"truncated": true}` | `Truncated` |
 //! | `{"html": true}` | `Html` |

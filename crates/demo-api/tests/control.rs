@@ -166,7 +166,7 @@ async fn control_faults_hang_and_endless_body_never_finish() -> TestResult {
 #[tokio::test]
 async fn control_faults_refuse_a_bad_body_with_a_400() -> TestResult {
     let server = DemoServer::start().await?;
-    let bad: [&[u8]; 20] = [
+    let bad: [&[u8]; 22] = [
         b"",
         b"{oops",
         b"[]",
@@ -187,6 +187,8 @@ async fn control_faults_refuse_a_bad_body_with_a_400() -> TestResult {
         br#"{"path": "/todos/1", "fault": {"redirect": {"status": 200, "to": "/"}}}"#,
         br#"{"path": "/todos/1", "fault": {"raw": {"content_type": "a\nb", "body": ""}}}"#,
         br#"{"path": "/todos/1", "fault": {"huge": 2000000000}}"#,
+        br#"{"path": "/todos/1", "fault": {"retry_after": {"status": 42, "after": "1"}}}"#,
+        br#"{"path": "/todos/1", "fault": {"retry_after": {"status": 503, "after": "a\nb"}}}"#,
     ];
     for body in bad {
         let refused = client::request(server.addr(), "POST", "/_control/faults", &[], Some(body)).await?;

@@ -24,6 +24,16 @@ async fn each_fault_answers_one_request_then_the_route_answers_again() -> TestRe
         ),
         (Fault::Status(404), Box::new(|r| assert_eq!(r.status, 404))),
         (
+            Fault::RetryAfter {
+                status: 429,
+                after: "30".into(),
+            },
+            Box::new(|r| {
+                assert_eq!((r.status, r.header("retry-after")), (429, Some("30")));
+                assert_eq!(r.json(), Some(json!({ "error": "injected 429", "status": 429 })));
+            }),
+        ),
+        (
             Fault::Truncated,
             Box::new(|r| {
                 assert_eq!((r.status, r.header("content-type")), (200, Some("application/json")));

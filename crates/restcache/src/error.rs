@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use reqwest::StatusCode;
 
@@ -79,6 +80,11 @@ pub enum Error {
         url: String,
         /// The first 4096 bytes of the body, as lossy UTF-8.
         body: String,
+        /// How long the answer's `Retry-After` header asked the client to wait: a number of
+        /// seconds, or the time until the HTTP date it named (zero for a date gone by;
+        /// `Duration::MAX` for more seconds than a `u64` holds). `None` without the header, or
+        /// when it names no time. A retry waits at least this long (R-REQ-5).
+        retry_after: Option<Duration>,
     },
     /// A connection, TLS or IO failure, a timeout, or too many redirects: no HTTP answer to use.
     Transport {
@@ -292,7 +298,7 @@ impl Error {
     ///
     /// ```
     /// use restcache::{Error, reqwest::StatusCode};
-    /// let e = Error::Status { status: StatusCode::SERVICE_UNAVAILABLE, url: "/x".into(), body: String::new() };
+    /// let e = Error::Status { status: StatusCode::SERVICE_UNAVAILABLE, url: "/x".into(), body: String::new(), retry_after: None };
     /// assert!(e.is_soft());
     /// ```
     pub fn is_soft(&self) -> bool {
@@ -308,13 +314,36 @@ impl Error {
     ///
     /// ```
     /// use restcache::{Error, reqwest::StatusCode};
-    /// let e = Error::Status { status: StatusCode::NOT_FOUND, url: "/x".into(), body: String::new() };
+    /// let e = Error::Status { status: StatusCode::NOT_FOUND, url: "/x".into(), body: String::new(), retry_after: None };
     /// assert_eq!(e.status(), Some(StatusCode::NOT_FOUND));
     /// assert_eq!(Error::Reset.status(), None);
     /// ```
     pub fn status(&self) -> Option<StatusCode> {
         match self {
             Error::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// How long the server asked the client to wait before it asks again: the `Retry-After`
+    /// of an [`Error::Status`] (a `429` or `503`, mostly), if it named a time; `None` for every
+    /// other error.
+    ///
+    /// ```
+    /// use restcache::{Error, reqwest::StatusCode};
+    /// use std::time::Duration;
+    /// let busy = Error::Status {
+    ///     status: StatusCode::TOO_MANY_REQUESTS,
+    ///     url: "/x".into(),
+    ///     body: String::new(),
+    ///     retry_after: Some(Duration::from_secs(30)),
+    /// };
+    /// assert_eq!(busy.retry_after(), Some(Duration::from_secs(30)));
+    /// assert_eq!(Error::Reset.retry_after(), None);
+    /// ```
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Error::Status { retry_after, .. } => *retry_after,
             _ => None,
         }
     }
@@ -417,6 +446,7 @@ mod tests {
             status: StatusCode::from_u16(status).unwrap(),
             url: String::new(),
             body: String::new(),
+            retry_after: None,
         };
         assert!(net(500).is_soft());
         assert!(!net(404).is_soft());

@@ -66,6 +66,7 @@ struct ArmFault {
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 enum FaultSpec {
     Status(u16),
+    RetryAfter { status: u16, after: String },
     CloseMidBody(bool),
     Truncated(bool),
     Html(bool),
@@ -92,6 +93,7 @@ impl FaultSpec {
         };
         let fault = match self {
             FaultSpec::Status(code) => Fault::Status(code),
+            FaultSpec::RetryAfter { status, after } => Fault::RetryAfter { status, after },
             FaultSpec::CloseMidBody(set) => only_true(set, "close_mid_body", Fault::CloseMidBody)?,
             FaultSpec::Truncated(set) => only_true(set, "truncated", Fault::Truncated)?,
             FaultSpec::Html(set) => only_true(set, "html", Fault::Html)?,

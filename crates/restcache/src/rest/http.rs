@@ -4,7 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, COOKIE, HeaderMap, HeaderValue, PROXY_AUTHORIZATION};
+use reqwest::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, COOKIE, HeaderMap, HeaderValue, PROXY_AUTHORIZATION, RETRY_AFTER,
+};
 #[cfg(not(target_arch = "wasm32"))]
 use reqwest::header::{LOCATION, SET_COOKIE};
 use reqwest::{Method, Url};
@@ -12,7 +14,7 @@ use serde_json::Value;
 
 use super::endpoint::EndpointConfig;
 use super::hooks::{AfterResponse, Credentials, EndpointHooks, RequestInit, ResponseHead};
-use super::retry::Retry;
+use super::retry::{self, Retry};
 use crate::bounded_value;
 use crate::error::{Error, TransportSource, chain};
 
@@ -228,7 +230,10 @@ impl Http {
             at.clone_from(start);
             match self.attempt(out, start, at, &mut hook_retried).await {
                 Err(e) if n < policy.retries() && Retry::may_pass(&e) => {
-                    let wait = policy.delay(n);
+                    let Some(wait) = policy.wait(n, &e) else {
+                        tracing::debug!(url = %start, error = %e, "not retrying: the server asked for a longer wait than the policy allows");
+                        return Err(e);
+                    };
                     n += 1;
                     tracing::debug!(url = %start, retry = n, ?wait, error = %e, "retrying after a failure that may pass");
                     crate::rt::sleep_until(crate::rt::later(crate::rt::Instant::now(), wait)).await;
@@ -497,6 +502,7 @@ impl Http {
                 status,
                 url: url.to_string(),
                 body: String::from_utf8_lossy(&body).into_owned(),
+                retry_after: head.headers.get(RETRY_AFTER).and_then(retry::retry_after),
             });
         }
         let too_large = || Error::ResponseTooLarge {

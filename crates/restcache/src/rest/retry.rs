@@ -3,6 +3,8 @@
 use std::hash::{BuildHasher, RandomState};
 use std::time::Duration;
 
+use reqwest::header::HeaderValue;
+
 use crate::error::Error;
 
 /// How a request is retried after a failure that may pass: a transport error reqwest reported
@@ -12,7 +14,9 @@ use crate::error::Error;
 ///
 /// Retry `n` (from 0) waits a random delay between half and all of
 /// `min(initial_delay × 2ⁿ, max_delay)` ("equal jitter"), so clients that failed together do not
-/// come back together. Every attempt and every delay count against the Controller's
+/// come back together. An answer whose `Retry-After` asks for a longer wait
+/// ([`Error::retry_after`]) is retried after that wait, or not at all when it asks for more
+/// than `max_delay`. Every attempt and every delay count against the Controller's
 /// [`timeout`](crate::controller::ControllerBuilder::timeout).
 ///
 /// GETs use the Controller's policy ([`Retry::default`] unless
@@ -147,6 +151,18 @@ impl Retry {
         Err(Error::InvalidConfig { reason })
     }
 
+    /// The wait before retry `n` after `error`: [`delay`](Self::delay), or as long as the
+    /// answer's `Retry-After` asked if that is longer; `None` when it asked for more than
+    /// [`max_delay`](Self::max_delay), which makes the failure final.
+    pub(crate) fn wait(&self, n: u32, error: &Error) -> Option<Duration> {
+        let backoff = self.delay(n);
+        match error.retry_after() {
+            Some(asked) if asked > self.max_delay => None,
+            Some(asked) => Some(asked.max(backoff)),
+            None => Some(backoff),
+        }
+    }
+
     /// Whether `error` may pass if the request is sent again.
     pub(crate) fn may_pass(error: &Error) -> bool {
         match error {
@@ -155,6 +171,22 @@ impl Retry {
             _ => false,
         }
     }
+}
+
+/// The wait a `Retry-After` value asks for: a number of seconds, or the time from now until the
+/// HTTP date it names (zero for a date gone by). More seconds than a `u64` holds ask for
+/// `Duration::MAX`, longer than any policy waits. `None` for anything else, which is ignored.
+pub(crate) fn retry_after(value: &HeaderValue) -> Option<Duration> {
+    let text = value.to_str().ok()?.trim();
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(text.parse().map_or(Duration::MAX, Duration::from_secs));
+    }
+    let at = httpdate::parse_http_date(text)
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    let now = Duration::from_nanos(u64::try_from(crate::rt::wall_nanos_now()).unwrap_or(0));
+    Some(at.saturating_sub(now))
 }
 
 #[cfg(test)]
@@ -188,6 +220,41 @@ mod tests {
     fn huge_retry_numbers_do_not_overflow() {
         let r = Retry::new(10, Duration::from_secs(1)).max_delay(Duration::from_secs(5));
         assert!(r.delay(u32::MAX) <= Duration::from_secs(5));
+    }
+
+    /// R-REQ-5: `Retry-After` is whole seconds or an HTTP date; nothing else names a time.
+    #[test]
+    fn r_req_5_retry_after_is_seconds_or_a_date() {
+        let asked = |text: &str| retry_after(&HeaderValue::from_str(text).unwrap());
+        assert_eq!(asked("120"), Some(Duration::from_secs(120)));
+        assert_eq!(asked(" 7 "), Some(Duration::from_secs(7)));
+        assert_eq!(asked("0"), Some(Duration::ZERO));
+        assert_eq!(asked("184467440737095516160"), Some(Duration::MAX));
+        assert_eq!(asked("Sun, 06 Nov 1994 08:49:37 GMT"), Some(Duration::ZERO));
+        let soon = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(90));
+        assert!(asked(&soon).is_some_and(|d| d > Duration::from_secs(88) && d <= Duration::from_secs(90)));
+        for nothing in ["", "-1", "+1", "1.5", "1e3", "soon", "٣", "Sun, 06 Nov 1994"] {
+            assert_eq!(asked(nothing), None, "{nothing:?}");
+        }
+        assert_eq!(retry_after(&HeaderValue::from_bytes(b"\xff").unwrap()), None);
+    }
+
+    #[test]
+    fn a_retry_waits_what_the_server_asks_up_to_the_cap() {
+        let busy = |after: Option<u64>| Error::Status {
+            status: reqwest::StatusCode::SERVICE_UNAVAILABLE,
+            url: String::new(),
+            body: String::new(),
+            retry_after: after.map(Duration::from_secs),
+        };
+        let r = Retry::new(2, Duration::from_millis(100)).max_delay(Duration::from_secs(5));
+        assert!(r.wait(0, &busy(None)).is_some_and(|d| d <= Duration::from_millis(100)));
+        assert_eq!(r.wait(0, &busy(Some(5))), Some(Duration::from_secs(5)));
+        assert_eq!(r.wait(0, &busy(Some(6))), None);
+        assert!(
+            r.wait(0, &busy(Some(0)))
+                .is_some_and(|d| d >= Duration::from_millis(50))
+        );
     }
 
     #[test]
