@@ -4,7 +4,8 @@
 #   scripts/wasm.sh build   build restcache and the examples (browser, leptos-todos, dioxus-todos)
 #                           for wasm32
 #   scripts/wasm.sh check   build restcache and the browser example for wasm32 (debug; what CI runs
-#                           beside `test`, which builds the other examples as it tests them)
+#                           beside `test`, which builds the other examples as it tests them), and
+#                           restcache's docs for wasm32
 #   scripts/wasm.sh test    run the browser suite (crates/browser-tests), then the Leptos and Dioxus
 #                           examples' tests, in headless Chromium against the demo API, started
 #                           here on 127.0.0.1
@@ -102,6 +103,8 @@ build() {
 check() {
     toolchain
     wasm_cargo build -p restcache --lib -p browser-example
+    # The docs as a browser build sees them: items built for one target only are not linked.
+    RUSTDOCFLAGS="-D warnings" wasm_cargo doc -p restcache --no-deps
 }
 
 run_tests() {

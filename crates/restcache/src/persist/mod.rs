@@ -1,6 +1,7 @@
 //! Keeping the cache across restarts (R-PERS): the [`Persister`] trait a Controller saves its
-//! changes through, and two backends, a log file natively ([`FilePersister`]) and the browser's
-//! `localStorage` in WebAssembly (`LocalStoragePersister`, built for wasm32 only).
+//! changes through, and two backends, a log file natively (`FilePersister`, built for native
+//! targets only) and the browser's `localStorage` in WebAssembly (`LocalStoragePersister`, built
+//! for wasm32 only).
 //!
 //! A Controller built with [`ControllerBuilder::persist`](crate::controller::ControllerBuilder::persist)
 //! restores what its persister holds (hydrated with the schemas given, expiry included: fresh
@@ -110,7 +111,7 @@ pub trait Persister: Send + 'static {
 
     /// Whether what is saved has grown enough over the state it stands for to compact it.
     /// Default: never (a persister with one entry per slot does not grow). The example shows
-    /// [`FilePersister`]'s own rule: more than 10,000 changes appended, and more than twice as
+    /// `FilePersister`'s own rule: more than 10,000 changes appended, and more than twice as
     /// many as the state it stands for.
     ///
     /// ```
