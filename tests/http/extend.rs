@@ -150,6 +150,28 @@ fn r_res_6_collection_and_non_filter_argument_keys_conflict() {
     assert!(matches!(err, Error::InvalidConfig { .. }));
 }
 
+/// R-RES-6: a poll period under 1 ms (a busy loop of requests) is refused at run time, as the
+/// macro refuses it at compile time; 1 ms is allowed.
+#[test]
+fn r_res_6_a_poll_frequency_under_a_millisecond_is_refused() {
+    let poll = |every: Duration| {
+        todos().get().extend(EndpointOptions {
+            poll_frequency: Some(every),
+            ..Default::default()
+        })
+    };
+    for every in [Duration::ZERO, Duration::from_nanos(1), Duration::from_micros(999)] {
+        match poll(every) {
+            Err(Error::InvalidConfig { reason }) => assert!(reason.contains("at least 1 ms"), "{reason}"),
+            other => panic!("{every:?}: {other:?}"),
+        }
+    }
+    assert_eq!(
+        poll(Duration::from_millis(1)).unwrap().poll_frequency(),
+        Some(Duration::from_millis(1))
+    );
+}
+
 #[test]
 fn r_res_1_get_page_needs_a_pagination_field() {
     assert!(matches!(

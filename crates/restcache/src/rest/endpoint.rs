@@ -61,7 +61,7 @@ pub struct EndpointOptions {
     pub error_expiry_length: Option<Duration>,
     /// Stale data reads as `InvalidIfStale`.
     pub invalid_if_stale: Option<bool>,
-    /// Polling period while subscribed (`Duration::MAX`: no poll).
+    /// Polling period while subscribed (≥ 1 ms; `Duration::MAX`: no poll).
     pub poll_frequency: Option<Duration>,
     /// How this member's requests are retried, instead of the Controller's policy for GETs
     /// and none for mutations (see [`Retry`]).
@@ -163,7 +163,7 @@ impl EndpointConfig {
             }
         }
         if let Some(p) = opts.poll_frequency {
-            if p.is_zero() {
+            if p < Duration::from_millis(1) {
                 return Err(Error::InvalidConfig {
                     reason: "poll_frequency must be at least 1 ms".into(),
                 });

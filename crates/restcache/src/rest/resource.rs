@@ -130,7 +130,7 @@ impl<E, L, B> fmt::Debug for Resource<E, L, B> {
 impl<E: EntitySchema> Resource<E> {
     /// Builds the members; the checks `resource!` makes at compile time are errors here: an
     /// invalid template, a path with no parameter, both `collection` and
-    /// `non_filter_argument_keys`, a zero `poll_frequency`.
+    /// `non_filter_argument_keys`, a `poll_frequency` under 1 ms.
     pub fn new(opts: ResourceOptions) -> Result<Self, Error> {
         let path = Template::parse(&opts.path).map_err(template_error)?;
         let list_path = path.shorten().map_err(template_error)?;
