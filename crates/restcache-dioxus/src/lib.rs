@@ -126,7 +126,8 @@ pub fn use_controller() -> Result<Controller, Error> {
 /// The read is a [`Controller::subscribe`] view, started once the component is mounted and
 /// dropped with it: it fetches on a miss (once per key, however many components read it), and
 /// then follows the cache. When `args` (or the endpoint) name another key on a later render,
-/// the view moves to that key and a new signal is returned.
+/// the view moves to that key: the signal, the same one on every render, then holds the new
+/// key's status (and no longer the old key's data).
 ///
 /// Errors that come before any request (no provider, args that do not fit, a member that is
 /// not a GET) are shown as `ReadStatus::Error` with no data.
@@ -162,7 +163,7 @@ where
     B: 'static,
     G: 'static,
 {
-    live_view(ep, &args).borrow().status.into()
+    live_view(ep, &args).borrow().read
 }
 
 /// The data of a read of `ep` for `args`, suspending the component (for the nearest
@@ -248,12 +249,15 @@ impl<S, B, G> Clone for Source<S, B, G> {
     }
 }
 
-/// One component's read of one key: its status signal, the task that keeps it live, and the
-/// task a suspended render waits on.
+/// One component's read: its status signal, for the component's whole life, and for the key
+/// it reads now the task that keeps it live and the task a suspended render waits on.
 struct View<S: Schema, B, G> {
-    /// The cache key read, or why there is none; a new one starts a new view.
+    /// The cache key read, or why there is none; a new one restarts the view.
     key: Result<String, Error>,
     status: Signal<ReadStatus<S::Output>>,
+    /// The read-only handle of `status` that [`use_live`] returns, made once: each conversion
+    /// would make a new one, held until the component is dropped.
+    read: ReadSignal<ReadStatus<S::Output>>,
     /// `None` when the read cannot run (its status is then an error).
     source: Option<Source<S, B, G>>,
     follower: Option<Task>,
@@ -269,22 +273,35 @@ where
 {
     /// A view of `key`, its status as the cache has it now, followed by a task of the scope.
     fn start(key: Result<String, Error>, source: Result<Source<S, B, G>, Error>) -> Self {
-        let (initial, source) = match source {
+        let status = Signal::new(ReadStatus::Loading);
+        let mut view = View {
+            key: key.clone(),
+            status,
+            read: status.into(),
+            source: None,
+            follower: None,
+            waiter: None,
+        };
+        view.read_key(key, source);
+        view
+    }
+
+    /// Moves the view to `key`: the old key's tasks stop, the signal takes the new key's status
+    /// as the cache has it now, and a task of the scope follows it.
+    fn read_key(&mut self, key: Result<String, Error>, source: Result<Source<S, B, G>, Error>) {
+        self.stop();
+        let (now, source) = match source {
             Ok(source) => match source.ctrl.status(&source.ep, &source.args) {
                 Ok(status) => (status, Some(source)),
                 Err(error) => (ReadStatus::Error { error, data: None }, None),
             },
             Err(error) => (ReadStatus::Error { error, data: None }, None),
         };
-        let status = Signal::new(initial);
-        let follower = source.clone().map(|source| spawn(follow(source, status)));
-        View {
-            key,
-            status,
-            source,
-            follower,
-            waiter: None,
-        }
+        show(self.status, now);
+        self.key = key;
+        self.follower = source.clone().map(|source| spawn(follow(source, self.status)));
+        self.source = source;
+        self.waiter = None;
     }
 
     /// The task a suspended render waits on: it ends once the read has settled, with the
@@ -300,17 +317,18 @@ where
             return Some(*task);
         }
         let source = self.source.clone()?;
-        let mut status = self.status;
+        let status = self.status;
         let ended = Rc::new(Cell::new(false));
         let done = Rc::clone(&ended);
         let task = spawn(async move {
             let settled = source.ctrl.suspense(&source.ep, &source.args).await;
             let now = source.ctrl.status(&source.ep, &source.args);
             done.set(true);
-            status.set(match (now, settled) {
+            let now = match (now, settled) {
                 (Ok(ReadStatus::Loading), Err(error)) | (Err(error), _) => ReadStatus::Error { error, data: None },
                 (Ok(now), _) => now,
-            });
+            };
+            show(status, now);
         });
         self.waiter = Some((task, ended));
         Some(task)
@@ -323,21 +341,26 @@ where
 }
 
 /// Publishes every status of the read into `status`, for as long as the task lives.
-async fn follow<S, B, G>(source: Source<S, B, G>, mut status: Signal<ReadStatus<S::Output>>)
+async fn follow<S, B, G>(source: Source<S, B, G>, status: Signal<ReadStatus<S::Output>>)
 where
     S: Schema + 'static,
 {
     let mut live = source.ctrl.subscribe(&source.ep, &source.args);
     while let Some(next) = live.next_status().await {
-        status.set(next);
+        show(status, next);
     }
 }
 
-/// The component's view of `ep` for `args`: the one of earlier renders while the key is the
-/// same, a new one when it changed. The old view's tasks stop, and its signal lets go of the
-/// old key's data (it reads `Loading`): the signal itself stays until the component is dropped,
-/// as a `ReadSignal` of it may still be read, but a component that goes through many keys keeps
-/// none of their data.
+/// Sets `status` to `now`, unless it already shows that (the same data, by identity): a write
+/// re-renders every reader, and a view's first status is mostly the one it shows already.
+fn show<T: 'static>(mut status: Signal<ReadStatus<T>>, now: ReadStatus<T>) {
+    if !status.peek().same(&now) {
+        status.set(now);
+    }
+}
+
+/// The component's view of `ep` for `args`, the same on every render; when the key changed, it
+/// moves to the new key (its old tasks stop, and its signal no longer holds the old data).
 fn live_view<S, B, G>(ep: &RestEndpoint<S, B, G>, args: &impl Serialize) -> Rc<RefCell<View<S, B, G>>>
 where
     S: Schema + 'static,
@@ -359,10 +382,8 @@ where
     };
     let view = use_hook(|| Rc::new(RefCell::new(View::start(key.clone(), source()))));
     if view.borrow().key != key {
-        let fresh = View::start(key.clone(), source());
-        let mut old = view.replace(fresh);
-        old.stop();
-        old.status.set(ReadStatus::Loading);
+        let source = source();
+        view.borrow_mut().read_key(key, source);
     }
     view
 }

@@ -190,6 +190,11 @@ async fn r_sub_use_live_shows_loading_then_the_data_then_a_patch_with_no_refetch
         ["GET /todos/1", "PATCH /todos/1"],
         "no refetch after the PATCH"
     );
+    // One render per status: a status equal to the one shown is not written again.
+    assert_eq!(
+        *probe.log.borrow(),
+        ["loading", "ready: Todo 1", "ready: renamed elsewhere"]
+    );
 }
 
 #[tokio::test]
@@ -333,6 +338,47 @@ async fn r_sub_use_live_follows_its_args_to_another_key() {
     rename(&probe, 4, "renamed elsewhere").await;
     until(&mut dom, &probe, "ready: renamed elsewhere").await;
     assert_eq!(paths(&server), ["GET /todos/1", "GET /todos/4", "PATCH /todos/4"]);
+}
+
+/// Reads todo 1, then todo 4 once the test says so, through the handle its first render got.
+#[component]
+fn FirstHandle() -> Element {
+    let mut id = use_signal(|| 1);
+    let probe = use_context::<Probe>();
+    use_hook(move || {
+        let switch = probe.switch.borrow_mut().take();
+        spawn(async move {
+            if let Some(switch) = switch {
+                let _ = switch.await;
+                id.set(4);
+            }
+        })
+    });
+    let status = use_live(&todos().get(), params! { id: id() });
+    let first = use_hook(|| status);
+    let handle = if first == status {
+        "the same handle"
+    } else {
+        "a new handle"
+    };
+    note(format!("{handle}, {}", describe(&first.read())));
+    rsx! {}
+}
+
+/// The signal `use_live` returns is one for the component's life: a handle kept from the first
+/// render (in a hook, a memo, a child's props) follows the args to another key, and renders
+/// make no new handle.
+#[tokio::test]
+async fn r_sub_use_live_returns_one_signal_that_follows_the_args() {
+    let (_server, probe) = setup().await;
+    let (switch, switched) = oneshot::channel();
+    *probe.switch.borrow_mut() = Some(switched);
+    let mut dom = mount(|| rsx! { Provide { FirstHandle {} } }, &probe);
+    until(&mut dom, &probe, "the same handle, ready: Todo 1").await;
+    switch.send(()).unwrap();
+    until(&mut dom, &probe, "the same handle, ready: Todo 4").await;
+    let log = probe.log.borrow();
+    assert!(log.iter().all(|l| l.starts_with("the same handle")), "{log:?}");
 }
 
 /// A bounded memory (R-GC-4): a view that followed its args to another key keeps nothing of the
