@@ -9,8 +9,9 @@
 //! | [`use_suspense`] | a [`LocalResource`] of the data: it suspends until the first read, then shows every change the cache sees, with no refetch |
 //! | [`use_live`] | a [`Signal`] of the [`ReadStatus`]: loading, ready, refetching, or an error |
 //!
-//! Args are a closure, read reactively: when a signal it reads changes, the read follows the new
-//! args (the old live view is dropped, which also stops its polling).
+//! Args are a closure, read reactively: when a signal it reads changes the key, the read follows
+//! the new args (the old live view is dropped, which also stops its polling); a change that names
+//! the same key leaves the read as it is.
 //!
 //! ```no_run
 //! use leptos::prelude::*;
@@ -69,6 +70,7 @@ use restcache::controller::{ReadStatus, Subscription};
 use restcache::schema::Schema;
 use restcache::{Controller, Error, RestEndpoint};
 use serde::Serialize;
+use serde_json::Value;
 
 /// Provides `ctrl` to the current component and its descendants, for [`use_controller`],
 /// [`use_suspense`] and [`use_live`].
@@ -195,9 +197,13 @@ pub type ReadResult<T> = Result<Arc<T>, Error>;
 /// Errors are values: a read error, bad args (`Error::MissingParam`, say), a non-GET endpoint
 /// (`Error::InvalidConfig`) or a missing [`provide_controller`] (`Error::InvalidConfig`).
 ///
-/// The resource's `refetch()` reads the cache again (sending a GET only if it has nothing
-/// usable); to fetch from the server, invalidate or expire the data through the Controller
-/// (`invalidate`, `expire_all`), which this live read follows.
+/// `args` may notify with no change to the key (a signal set to the value it had): the read
+/// then stays as it is, with no new subscription and no suspension.
+///
+/// The resource's `refetch()` subscribes again: data in the cache is served (and refetched in
+/// the background when stale), and a GET is sent when there is none. To fetch from the server,
+/// invalidate or expire the data through the Controller (`invalidate`, `expire_all`), which
+/// this live read follows.
 ///
 /// ```no_run
 /// use leptos::prelude::*;
@@ -235,6 +241,7 @@ where
     G: 'static,
 {
     let ctrl = try_use_controller();
+    let request = requests(ep, args);
     let ep = ep.clone();
     // The resource, for the task that sets the live view's later states on it. The arena handle
     // is no owning reference, so this makes no cycle.
@@ -242,15 +249,14 @@ where
     let resource = LocalResource::new({
         let slot = Rc::clone(&slot);
         move || {
-            let view = match &ctrl {
-                Ok(ctrl) => Ok(ctrl.subscribe(&ep, args())),
-                Err(e) => Err(e.clone()),
-            };
+            let request = request.get();
+            let (ctrl, ep) = (ctrl.clone(), ep.clone());
             // Runs in the resource's owner, which cleans up before every rerun and when dropped.
             let follow = FollowGuard::new();
             let slot = Rc::clone(&slot);
+            // Subscribed in the future: a server (`ssr`) never polls it, and subscribes nothing.
             async move {
-                let mut view = view?;
+                let mut view = ctrl?.subscribe(&ep, &request?.args);
                 let first = view.next().await.unwrap_or(Err(Error::Aborted));
                 follow.spawn(async move {
                     while let Some(state) = view.next().await {
@@ -307,25 +313,87 @@ where
     G: 'static,
 {
     let ctrl = try_use_controller();
+    let request = requests(ep, args);
     let ep = ep.clone();
     // What the cache has now, so that cached data shows before the effect's first run.
-    let now = match &ctrl {
-        Ok(ctrl) => ctrl.status(&ep, untrack(&args)),
-        Err(error) => Err(error.clone()),
+    let now = match (&ctrl, request.get_untracked()) {
+        (Ok(ctrl), Ok(request)) => ctrl.status(&ep, &request.args),
+        (Err(error), _) => Err(error.clone()),
+        (_, Err(error)) => Err(error),
     };
     let status = RwSignal::new(now.unwrap_or_else(|error| ReadStatus::Error { error, data: None }));
     Effect::new(move |_| {
+        let request = request.get();
         // Without a Controller the status is that error already.
         let Ok(ctrl) = &ctrl else { return };
-        let mut view: Subscription<S::Output> = ctrl.subscribe(&ep, args());
-        status.set(view.status());
+        let request = match request {
+            Ok(request) => request,
+            Err(error) => return show(status, ReadStatus::Error { error, data: None }),
+        };
+        let mut view: Subscription<S::Output> = ctrl.subscribe(&ep, &request.args);
+        show(status, view.status());
         FollowGuard::new().spawn(async move {
             while let Some(next) = view.next_status().await {
-                status.try_set(next);
+                show(status, next);
             }
         });
     });
     status.into()
+}
+
+/// Sets `status` to `next`, unless it shows that already (the same data, by identity): a write
+/// re-runs everything that reads it, and a view's first status is mostly the one shown. Does
+/// nothing once the signal is disposed.
+fn show<T: Send + Sync + 'static>(status: RwSignal<ReadStatus<T>>, next: ReadStatus<T>) {
+    if status.try_with_untracked(|shown| !shown.same(&next)) == Some(true) {
+        status.try_set(next);
+    }
+}
+
+/// The read that args name: its cache key, and the args as JSON. Two are equal when their keys
+/// are.
+#[derive(Clone, Debug)]
+struct Request {
+    key: String,
+    args: Value,
+}
+
+impl PartialEq for Request {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+/// The request `ep` makes of `args`, or why it makes none.
+fn request<S: Schema, B, G>(ep: &RestEndpoint<S, B, G>, args: &impl Serialize) -> Result<Request, Error> {
+    // The key first: it bounds the args' depth, so turning them into JSON afterwards is safe.
+    let key = ep.key(args)?;
+    let args = serde_json::to_value(args).map_err(|e| Error::InvalidArgs { reason: e.to_string() })?;
+    Ok(Request { key, args })
+}
+
+/// The request of what `args` returns, as a signal that changes only when the key (or the
+/// error) does: a signal that `args` reads may notify with no change to the key. It follows
+/// `args` from an effect, so on a server it stays what `args` first gave.
+fn requests<S, B, G, A>(
+    ep: &RestEndpoint<S, B, G>,
+    args: impl Fn() -> A + 'static,
+) -> ReadSignal<Result<Request, Error>>
+where
+    S: Schema,
+    A: Serialize,
+    B: 'static,
+    G: 'static,
+{
+    let ep = ep.clone();
+    let current = RwSignal::new(request(&ep, &untrack(&args)));
+    Effect::new(move |_| {
+        let next = request(&ep, &args());
+        if current.with_untracked(|shown| *shown != next) {
+            current.set(next);
+        }
+    });
+    current.read_only()
 }
 
 /// Stops a task that follows a live view when the current reactive owner cleans up (before an

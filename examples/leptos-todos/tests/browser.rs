@@ -337,6 +337,60 @@ fn refetch_all_live(ctrl: &Controller) {
     ctrl.refetch_stale();
 }
 
+/// Args that notify with no change to the key (a signal set to the value it had) leave the
+/// reads as they are. A new subscription would refetch the stale data: none is made.
+#[wasm_bindgen_test]
+async fn r_sub_args_that_notify_with_the_same_key_keep_the_reads() {
+    let get = TodoResource::get()
+        .extend(restcache::rest::EndpointOptions {
+            data_expiry_length: Some(std::time::Duration::from_millis(20)),
+            ..Default::default()
+        })
+        .unwrap();
+    let id = RwSignal::new(1u64);
+    let ep = get.clone();
+    let app = mount(move || {
+        let live = use_live(&ep, move || params! { id: id.get() });
+        let read = use_suspense(&ep, move || params! { id: id.get() });
+        view! {
+            <p id="live">{move || match live.get() {
+                ReadStatus::Ready(todo) | ReadStatus::Fetching(todo) => todo.title.clone(),
+                other => format!("{other:?}"),
+            }}</p>
+            <Suspense fallback=|| "waiting">
+                <p id="read">{move || read.get().map(|todo| todo.map(|t| t.title.clone()).unwrap_or_default())}</p>
+            </Suspense>
+        }
+    })
+    .await;
+    until("both reads", || text("#live") == "Todo 1" && text("#read") == "Todo 1").await;
+    // Round trips until the data has gone stale (nothing refetches it on its own).
+    let stale = || {
+        let cached = app.ctrl.get_response(&get, params! { id: 1 }).unwrap();
+        cached.is_stale(restcache::Instant::now())
+    };
+    for _ in 0..1_000 {
+        if stale() {
+            break;
+        }
+        requests().await;
+    }
+    assert!(stale(), "the data went stale");
+    control("DELETE", "/_control/requests", None).await;
+    id.set(1);
+    // Two round trips: a GET a new subscription sent would have been sent before the second.
+    requests().await;
+    assert_eq!(
+        requests().await,
+        Vec::<String>::new(),
+        "the same key: no new subscription"
+    );
+    // Another key is read.
+    id.set(2);
+    until("todo 2", || text("#live") == "Todo 2" && text("#read") == "Todo 2").await;
+    assert_eq!(requests().await, ["GET /todos/2"]);
+}
+
 #[wasm_bindgen_test]
 async fn r_sub_unmounting_the_app_ends_its_live_views() {
     let app = app().await;
