@@ -429,9 +429,9 @@ mod browser {
         if web_sys::window().is_none() {
             return;
         }
-        if !window().navigator().on_line() {
-            ctrl.set_online(false);
-        }
+        // Both ways: the Controller may have gone offline under an earlier provider, which was
+        // gone when the window came back online. Setting what it is already does nothing.
+        ctrl.set_online(window().navigator().on_line());
         let refetch = {
             let ctrl = ctrl.clone();
             move |_| ctrl.refetch_stale()

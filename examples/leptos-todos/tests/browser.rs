@@ -331,6 +331,24 @@ async fn offline_and_online_events_pause_and_resume_polling_until_unmounted() {
     assert!(ctrl.is_online(), "the listeners went with the app");
 }
 
+/// A Controller that went offline under an earlier provider, which was gone when the window
+/// came back online, is online again once provided in an online window.
+#[wasm_bindgen_test]
+async fn a_provider_brings_back_online_a_controller_left_offline() {
+    let ctrl = Controller::builder().base_url(api()).build().expect("a Controller");
+    ctrl.set_online(false);
+    let root = fresh_root();
+    let provided = ctrl.clone();
+    let mount = mount_to(root.clone(), move || {
+        provide_controller(provided.clone());
+        view! { <p>"provided"</p> }
+    });
+    assert!(window().navigator().on_line(), "the test browser is online");
+    assert!(ctrl.is_online());
+    drop(mount);
+    root.remove();
+}
+
 /// Expires everything and calls `refetch_stale`, which refetches what live views are left.
 fn refetch_all_live(ctrl: &Controller) {
     ctrl.expire_all(&|_: &str| true);
