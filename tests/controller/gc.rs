@@ -10,11 +10,9 @@ use crate::fixtures::*;
 /// R-GC-5: every interval the collector runs a cycle on its own task: an old key no live view
 /// reads is collected (a read then finds nothing and fetches), the key a live view reads is
 /// kept however old, and once the view is dropped it goes too.
-#[tokio::test(start_paused = true)]
+#[tokio::test]
 async fn r_gc_5_the_collector_runs_on_its_own_and_live_views_keep_their_keys() {
     let (server, _) = setup_paused();
-    // Younger than the data's expiry (60 s): no read refetches while the clock moves, so no
-    // request is on the wire when the paused clock jumps.
     let policy = GcPolicy::new()
         .max_age(Duration::from_secs(10))
         .interval(Duration::from_secs(4));
@@ -22,6 +20,10 @@ async fn r_gc_5_the_collector_runs_on_its_own_and_live_views_keep_their_keys() {
     let mut live = ctrl.subscribe(&todos().get(), params! { id: 1 });
     live.next().await.unwrap().unwrap();
     ctrl.suspense(&todos().get(), params! { id: 2 }).await.unwrap();
+    // The clock is paused only now: while a request was on the wire, a paused clock would have
+    // jumped to the collector's wake-ups, by as many as the server took. From here on it moves
+    // 40 s, less than the data's expiry (60 s): no read refetches, and no request is sent.
+    tokio::time::pause();
     // The paused clock moves to each of the collector's wake-ups in turn.
     tokio::time::sleep(Duration::from_secs(20)).await;
     let unread = ctrl.get_response(&todos().get(), params! { id: 2 }).unwrap();
