@@ -175,6 +175,92 @@ enum Free {
     Reset,
 }
 
+/// R-EXP-2, R-EXP-4: a GET sent before `invalidate`, `invalidate_all` or `expire_all` and
+/// answered after it does not make the key fresh again: its caller gets the answer, but the key
+/// stays invalid (or expired), so the next read fetches. The answer was made before the app
+/// said the data had changed.
+#[tokio::test]
+async fn r_exp_2_a_get_sent_before_an_invalidation_leaves_the_key_invalid() {
+    for free in [Free::Invalidate, Free::InvalidateAll, Free::ExpireAll] {
+        let server = DemoServer::start_on_thread().unwrap();
+        let ctrl = controller(&server, |b| b);
+        let get = todos().get();
+        ctrl.fetch(&get, params! { id: ID }).await.unwrap();
+        let mut hold = server.hold(PATH);
+        let hung = spawn_fetch(ctrl.fetch(&get, params! { id: ID }));
+        let held = hold.arrived().await;
+        drop(hold);
+        match free {
+            Free::Invalidate => ctrl.invalidate(&get, params! { id: ID }).unwrap(),
+            Free::InvalidateAll => assert_eq!(ctrl.invalidate_all(&get), 1),
+            Free::ExpireAll => assert_eq!(ctrl.expire_all(&get), 1),
+            Free::Reset => unreachable!(),
+        }
+        held.release();
+        assert_eq!(
+            hung.await.unwrap().unwrap().title,
+            "Todo 15",
+            "{free:?}: its caller gets it"
+        );
+        let cached = ctrl.get_response(&get, params! { id: ID }).unwrap();
+        let still = match free {
+            Free::ExpireAll => cached.is_stale(restcache::Instant::now()),
+            _ => cached.status == ExpiryStatus::Invalid,
+        };
+        assert!(still, "{free:?}: the key was made fresh again: {cached:?}");
+        if !matches!(free, Free::ExpireAll) {
+            let sent = server.requests().len();
+            ctrl.suspense(&get, params! { id: ID }).await.unwrap();
+            assert_eq!(server.requests().len(), sent + 1, "{free:?}: suspense fetched");
+        }
+    }
+}
+
+/// R-EXP-2: a `suspense` whose GET was overtaken by an invalidation (sent before it,
+/// answered after it) fetches again and returns the new answer, rather than the old one or an
+/// error.
+#[tokio::test]
+async fn r_exp_2_a_suspense_overtaken_by_an_invalidation_fetches_again() {
+    let server = DemoServer::start_on_thread().unwrap();
+    let ctrl = controller(&server, |b| b);
+    let get = todos().get();
+    let mut hold = server.hold(PATH);
+    let read = tokio::spawn({
+        let (ctrl, get) = (ctrl.clone(), get.clone());
+        async move { ctrl.suspense(&get, params! { id: ID }).await }
+    });
+    let held = hold.arrived().await;
+    drop(hold);
+    ctrl.invalidate(&get, params! { id: ID }).unwrap();
+    held.release();
+    assert_eq!(read.await.unwrap().unwrap().title, "Todo 15");
+    assert_eq!(server.requests().len(), 2, "the overtaken GET, then its own again");
+    let cached = ctrl.get_response(&get, params! { id: ID }).unwrap();
+    assert_eq!(cached.status, ExpiryStatus::Valid);
+}
+
+/// R-EXP-3: `invalidate_all` also stamps a matching key that holds no result (invalidated
+/// already, and being fetched again): a GET sent before it does not make the key valid.
+#[tokio::test]
+async fn r_exp_3_invalidate_all_stamps_a_key_being_refetched() {
+    let server = DemoServer::start_on_thread().unwrap();
+    let ctrl = controller(&server, |b| b);
+    let get = todos().get();
+    ctrl.fetch(&get, params! { id: ID }).await.unwrap();
+    ctrl.invalidate(&get, params! { id: ID }).unwrap();
+    let mut hold = server.hold(PATH);
+    let read = tokio::spawn({
+        let (ctrl, get) = (ctrl.clone(), get.clone());
+        async move { ctrl.suspense(&get, params! { id: ID }).await }
+    });
+    let held = hold.arrived().await;
+    drop(hold);
+    assert_eq!(ctrl.invalidate_all(&get), 0, "no stored result");
+    held.release();
+    assert_eq!(read.await.unwrap().unwrap().title, "Todo 15");
+    assert_eq!(server.requests().len(), 3, "the overtaken GET was sent again");
+}
+
 /// A GET of the key hangs at the server (held). After `free`, a read of the key must send a
 /// request of its own rather than join the one in flight: the read is polled once (which
 /// starts its request or joins), then the hung GET is answered, and the server must have seen

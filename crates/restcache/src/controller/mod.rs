@@ -424,7 +424,8 @@ impl Controller {
     }
 
     /// Forgets `ep`'s result for `args`, so its next read fetches and waits (R-EXP-2). That
-    /// read sends a request of its own, even if a GET of the key is still in flight.
+    /// read sends a request of its own, even if a GET of the key is still in flight; that GET's
+    /// answer, which may be from before the change, does not make the key valid again.
     ///
     /// ```
     /// # use restcache::prelude::*;

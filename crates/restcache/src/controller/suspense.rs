@@ -27,7 +27,8 @@ impl Controller {
     /// | an error within `error_expiry_length` | the error, or the data if the error is soft |
     ///
     /// Only GET members are accepted (`Error::InvalidConfig` otherwise). One call fetches at
-    /// most once; if the data is still invalid then, it is `Error::Invalidated`.
+    /// most once, and again (up to three times) only when an invalidation overtook that fetch's
+    /// answer (R-EXP-2); if the data is still invalid then, it is `Error::Invalidated`.
     ///
     /// ```
     /// # use restcache::prelude::*;
@@ -72,6 +73,8 @@ impl Controller {
         };
         let mut fetched = !may_fetch;
         let mut waited = false;
+        // Fetches left for a read whose answer an invalidation overtook.
+        let mut overtaken = OVERTAKEN_REFETCHES;
         loop {
             let read = self
                 .inner
@@ -96,6 +99,18 @@ impl Controller {
                             .store
                             .lock()
                             .hidden_by_layers::<S>(&key, &Value::Object(args.clone()));
+                    // Our own fetch was answered, and the key is still invalidated: an
+                    // invalidation that came after the request was sent kept the answer out
+                    // (R-EXP-2). Fetch again, a few times at most.
+                    let again = fetched
+                        && may_fetch
+                        && !hidden
+                        && overtaken > 0
+                        && self.inner.store.lock().meta(&key).is_some_and(|m| m.invalidated);
+                    if again {
+                        overtaken -= 1;
+                        fetched = false;
+                    }
                     if fetched || hidden {
                         return (Err(Error::Invalidated { key }), waited);
                     }
@@ -125,3 +140,6 @@ impl Controller {
         }
     }
 }
+
+/// How many times a read fetches again when invalidations keep overtaking its answers.
+const OVERTAKEN_REFETCHES: u32 = 3;

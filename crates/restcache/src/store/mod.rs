@@ -168,7 +168,9 @@ impl<T> Cached<T> {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct EndpointMeta {
-    /// When the request that wrote this meta started.
+    /// When the request that wrote this meta started; after [`Store::invalidate`] or
+    /// [`Store::expire_all`], when that was done. A response to a request started earlier
+    /// writes no result or meta for the key (its entities are still merged).
     pub fetched_at: Instant,
     /// When this meta was committed.
     pub written_at: Instant,
@@ -550,10 +552,11 @@ impl Store {
         if let (Some(gc), Some(r)) = (self.gc.as_mut(), removed) {
             gc.key_removed(r.bytes);
         }
-        let at = |m: &EndpointMeta| (m.fetched_at, m.written_at);
-        let (fetched_at, written_at) = self.meta.get(key).map_or((self.origin, self.origin), at);
+        let written_at = self.meta.get(key).map_or(self.origin, |m| m.written_at);
         let meta = EndpointMeta {
-            fetched_at,
+            // A request started before now answers from before the app said the data changed:
+            // it must not make the key valid again (R-EXP-2).
+            fetched_at: Instant::now(),
             written_at,
             expires_at: None,
             error: None,
@@ -581,7 +584,13 @@ impl Store {
     /// ```
     pub fn invalidate_all(&mut self, mut matches: impl FnMut(&str) -> bool) -> usize {
         let keys: Vec<String> = self.results.keys().filter(|k| matches(k)).cloned().collect();
-        for k in &keys {
+        // Keys with meta and no result (invalidated already and being fetched again, or holding
+        // only an error) are stamped too: a GET sent before now must not make them valid.
+        let bare: Vec<String> = (self.meta.keys())
+            .filter(|k| !self.results.contains_key(*k) && matches(k))
+            .cloned()
+            .collect();
+        for k in keys.iter().chain(&bare) {
             self.invalidate(k);
         }
         keys.len()
@@ -605,9 +614,12 @@ impl Store {
     /// ```
     pub fn expire_all(&mut self, mut matches: impl FnMut(&str) -> bool) -> usize {
         let mut n = 0;
+        let now = Instant::now();
         for (k, m) in &mut self.meta {
             if matches(k) {
                 m.expires_at = None;
+                // As for `invalidate`: no earlier request makes the key fresh again.
+                m.fetched_at = m.fetched_at.max(now);
                 n += 1;
                 if let Some(journal) = self.journal.as_mut() {
                     journal.key(k);
