@@ -420,15 +420,17 @@ impl Controller {
     }
 
     /// Resolves once nobody awaits the GET `id` any more, after taking it out of the flights:
-    /// never for a mutation or a GET a detached reader shares. Readers join under the flights'
-    /// lock, so none can join after the last one left.
+    /// never for a mutation or a GET a detached reader shares. Readers join (and a detached one
+    /// marks the GET) under the flights' lock, and both are read here under it too, so none can
+    /// join unseen after the last one left.
     async fn abandoned(&self, flight_key: &FlightKey, id: u64, settle: &Settle, detached: &AtomicBool) {
         loop {
             settle.closed().await;
+            let flights = self.inner.in_flight.lock();
             if detached.load(Ordering::Relaxed) {
+                drop(flights);
                 return std::future::pending().await;
             }
-            let flights = self.inner.in_flight.lock();
             if settle.receiver_count() == 0 {
                 return self.land(flights, flight_key, id);
             }
