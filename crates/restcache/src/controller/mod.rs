@@ -442,7 +442,7 @@ impl Controller {
     /// ```
     pub fn invalidate<S: Schema, B, G>(&self, ep: &RestEndpoint<S, B, G>, args: impl Serialize) -> Result<(), Error> {
         let key = ep.key(&args)?;
-        self.change_and_forget_flights(|k| k == key, |store| store.invalidate(&key));
+        self.change_and_forget_flights(|k| k == key, false, |store| store.invalidate(&key));
         tracing::debug!(%key, "invalidated");
         Ok(())
     }
@@ -466,7 +466,7 @@ impl Controller {
     /// ```
     pub fn invalidate_all(&self, matcher: &impl KeyMatcher) -> usize {
         let matches = |k: &str| matcher.matches(k);
-        let count = self.change_and_forget_flights(matches, |store| store.invalidate_all(matches));
+        let count = self.change_and_forget_flights(matches, false, |store| store.invalidate_all(matches));
         tracing::debug!(count, "invalidated the keys a matcher selects");
         count
     }
@@ -491,7 +491,7 @@ impl Controller {
     /// ```
     pub fn expire_all(&self, matcher: &impl KeyMatcher) -> usize {
         let matches = |k: &str| matcher.matches(k);
-        let count = self.change_and_forget_flights(matches, |store| store.expire_all(matches));
+        let count = self.change_and_forget_flights(matches, false, |store| store.expire_all(matches));
         tracing::debug!(count, "expired the keys a matcher selects");
         count
     }
@@ -513,22 +513,31 @@ impl Controller {
     /// # Ok::<(), restcache::Error>(())
     /// ```
     pub fn reset(&self) {
-        for flight in self.inner.in_flight.lock().values() {
-            flight.cancel();
-        }
-        self.change_and_forget_flights(|_| true, Store::clear);
+        self.change_and_forget_flights(|_| true, true, Store::clear);
         tracing::debug!("reset: the cache is empty and GETs in flight are aborted");
     }
 
     /// Changes the store and, in the same step, forgets the GETs in flight whose key `forget`
     /// selects, so that later reads of those keys send a request of their own instead of
-    /// joining one that may hang. A forgotten request still runs; what it writes is ordered by
-    /// when it started (R-NORM-7). Then tells subscriptions.
-    fn change_and_forget_flights<T>(&self, forget: impl Fn(&str) -> bool, change: impl FnOnce(&mut Store) -> T) -> T {
+    /// joining one that may hang. A forgotten request still runs, unless `abort` says to abort
+    /// it (a reset); what it writes is ordered by when it started (R-NORM-7). Then tells
+    /// subscriptions. All under the flights' lock, so no GET starts unseen in between.
+    fn change_and_forget_flights<T>(
+        &self,
+        forget: impl Fn(&str) -> bool,
+        abort: bool,
+        change: impl FnOnce(&mut Store) -> T,
+    ) -> T {
         // Flights, then the store: the order `start` takes them in.
         let mut flights = self.inner.in_flight.lock();
         let out = change(&mut self.inner.store.lock());
-        flights.retain(|_, flight| !forget(flight.key()));
+        flights.retain(|_, flight| {
+            let forgotten = forget(flight.key());
+            if forgotten && abort {
+                flight.cancel();
+            }
+            !forgotten
+        });
         drop(flights);
         self.notify();
         self.flights_changed();
@@ -604,10 +613,7 @@ impl Controller {
     /// ```
     pub fn hydrate(&self, snapshot: Snapshot, schemas: &Schemas) -> Result<(), Error> {
         let hydrated = Store::read_snapshot(snapshot, schemas)?;
-        for flight in self.inner.in_flight.lock().values() {
-            flight.cancel();
-        }
-        self.change_and_forget_flights(|_| true, |store| store.install(hydrated));
+        self.change_and_forget_flights(|_| true, true, |store| store.install(hydrated));
         tracing::debug!("hydrated: the cache holds a snapshot's state");
         Ok(())
     }
