@@ -172,6 +172,42 @@ fn r_res_6_a_poll_frequency_under_a_millisecond_is_refused() {
     );
 }
 
+/// R-OPTM-1: reads are never optimistic: a member extended into a GET drops its transform, so
+/// no read can leave an optimistic layer behind.
+#[test]
+fn r_optm_1_a_member_turned_into_a_get_is_not_optimistic() {
+    let patch = todos()
+        .with_member(
+            "partial_update",
+            EndpointOptions {
+                optimistic: Some(true),
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .partial_update();
+    assert!(patch.optimistic().is_some());
+    let read = patch
+        .extend(EndpointOptions {
+            method: Some(Method::GET),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(read.optimistic().is_none());
+    // Overridden in place, with `optimistic` said again: still a read.
+    let overridden = todos()
+        .with_member(
+            "partial_update",
+            EndpointOptions {
+                method: Some(Method::GET),
+                optimistic: Some(true),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert!(overridden.partial_update().optimistic().is_none());
+}
+
 #[test]
 fn r_res_1_get_page_needs_a_pagination_field() {
     assert!(matches!(

@@ -142,7 +142,7 @@ impl EndpointConfig {
     }
 
     /// A copy with `opts` applied. A new path or method drops the optimistic transform only
-    /// when the caller says so (the add form, R-RES-4).
+    /// when the caller says so (the add form, R-RES-4), or when the method is now a read.
     pub fn apply(&self, opts: &EndpointOptions) -> Result<Self, Error> {
         let mut c = self.clone();
         if let Some(p) = &opts.path {
@@ -161,6 +161,10 @@ impl EndpointConfig {
             if !o {
                 c.transform = None;
             }
+        }
+        // A read is never optimistic (R-OPTM-1): a member turned into one drops its transform.
+        if c.is_read() {
+            c.transform = None;
         }
         if let Some(p) = opts.poll_frequency {
             if p < Duration::from_millis(1) {

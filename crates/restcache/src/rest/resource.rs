@@ -220,7 +220,8 @@ impl<E: EntitySchema, L: Schema, B> Resource<E, L, B> {
         };
         let mut cfg = slot.apply(&opts)?;
         if opts.optimistic.is_some() {
-            cfg.transform = standard.filter(|_| cfg.optimistic);
+            // A read is never optimistic (R-OPTM-1), whatever the override says.
+            cfg.transform = standard.filter(|_| cfg.optimistic && !cfg.is_read());
         }
         *slot = Arc::new(cfg);
         Ok(next)
