@@ -162,7 +162,7 @@ pub(crate) fn field(
     let text = plain.then(|| text_shape(&field.ty)).flatten();
     Some(Field {
         member,
-        ty: field.ty.clone(),
+        ty: self_spelled_out(field.ty.clone(), input),
         name,
         kind,
         forwarded,
@@ -184,6 +184,34 @@ fn through_self(path: Path, input: &DeriveInput) -> Path {
     let turbofish = ty_generics.as_turbofish();
     let rest = path.segments.iter().skip(1);
     syn::parse2(quote!(#ident #turbofish #(:: #rest)*)).unwrap_or(path)
+}
+
+/// `ty` with every `Self` in it spelled as the derive's type (with its parameters), as serde's
+/// derive does: the field types are copied into the hidden row type and its impls, where `Self`
+/// would name the row, and into items where it names nothing.
+fn self_spelled_out(mut ty: Type, input: &DeriveInput) -> Type {
+    struct SpellOut<'a>(&'a DeriveInput);
+    impl syn::visit_mut::VisitMut for SpellOut<'_> {
+        fn visit_type_mut(&mut self, ty: &mut Type) {
+            if let Type::Path(syn::TypePath { qself: None, path, .. }) = ty
+                && path.leading_colon.is_none()
+                && path.segments.len() == 1
+                && path.segments[0].ident == "Self"
+            {
+                let ident = &self.0.ident;
+                let (_, ty_generics, _) = self.0.generics.split_for_impl();
+                if let Ok(spelled) =
+                    syn::parse2(quote::quote_spanned!(path.segments[0].ident.span()=> #ident #ty_generics))
+                {
+                    *ty = spelled;
+                }
+                return;
+            }
+            syn::visit_mut::visit_type_mut(self, ty);
+        }
+    }
+    syn::visit_mut::VisitMut::visit_type_mut(&mut SpellOut(input), &mut ty);
+    ty
 }
 
 /// Whether `ty` names std's `String` (`String`, `std::string::String` or

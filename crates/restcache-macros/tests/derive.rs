@@ -569,6 +569,35 @@ fn a_nested_entity_is_stored_in_its_own_table_and_shared() -> Result {
     Ok(())
 }
 
+/// A thread of comments: its replies are comments too, named with `Self`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Entity)]
+struct Comment {
+    #[entity(pk)]
+    id: String,
+    body: String,
+    #[entity(schema)]
+    replies: Vec<Self>,
+    #[entity(schema)]
+    parent: Option<Box<Self>>,
+}
+
+#[test]
+fn an_entity_may_name_itself_with_self_in_a_nested_field() -> Result {
+    let mut store = Store::new();
+    let thread = json!({ "id": "1", "body": "first", "replies": [
+        { "id": "2", "body": "second", "replies": [] },
+        { "id": "3", "body": "third", "replies": [], "parent": { "id": "1" } },
+    ] });
+    store.set_response::<Comment>("GET /comments/1", &(), &thread)?;
+    let first = read::<Comment>(&store, "GET /comments/1");
+    let bodies: Vec<&str> = first.replies.iter().map(|c| c.body.as_str()).collect();
+    assert_eq!(bodies, ["second", "third"]);
+    // The replies are rows of the same table: another response updates one everywhere.
+    store.set_response::<Comment>("GET /comments/2", &(), &json!({ "id": "2", "body": "edited" }))?;
+    assert_eq!(read::<Comment>(&store, "GET /comments/1").replies[0].body, "edited");
+    Ok(())
+}
+
 #[test]
 fn a_nested_field_is_normalized_by_its_schema() {
     let mut store = Store::new();
