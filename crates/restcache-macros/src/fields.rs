@@ -315,6 +315,8 @@ pub(crate) fn row_type(
     let row = &names.row;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let d = Ident::new("__D", Span::mixed_site());
+    // Hygienic: a user's `deserialize_with = "de"` names their function, not this parameter.
+    let de = Ident::new("__de", Span::mixed_site());
     // The functions the fields deserialize with are the row's own, so they have its generics;
     // serde calls them by this path.
     let prefix = format!("{row}{}::", ty_generics.as_turbofish().to_token_stream()).replace(' ', "");
@@ -336,7 +338,7 @@ pub(crate) fn row_type(
                 let function = format_ident("__nested_", member);
                 helpers.push(quote_spanned! {span=>
                     fn #function<'de, #d: ::restcache::__private::serde::Deserializer<'de>>(
-                        de: #d,
+                        #de: #d,
                     ) -> ::core::result::Result<
                         ::core::option::Option<<#ty as ::restcache::__private::Schema>::Stored>,
                         #d::Error,
@@ -344,7 +346,7 @@ pub(crate) fn row_type(
                     where
                         #ty: ::restcache::__private::Schema,
                     {
-                        ::restcache::__private::nested::<#ty, #d>(de, #name)
+                        ::restcache::__private::nested::<#ty, #d>(#de, #name)
                     }
                 });
                 let path = format!("{prefix}{function}");
@@ -366,9 +368,9 @@ pub(crate) fn row_type(
                     let function = format_ident("__deserialize_", member);
                     helpers.push(quote_spanned! {span=>
                         fn #function<'de, #d: ::restcache::__private::serde::Deserializer<'de>>(
-                            de: #d,
+                            #de: #d,
                         ) -> ::core::result::Result<::core::option::Option<#ty>, #d::Error> {
-                            let value: #ty = #path(de)?;
+                            let value: #ty = #path(#de)?;
                             ::core::result::Result::Ok(::core::option::Option::Some(value))
                         }
                     });

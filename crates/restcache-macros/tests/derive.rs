@@ -1151,3 +1151,50 @@ fn serde_flatten_reads_the_struct_from_the_entitys_own_fields() -> Result {
     assert_eq!(read::<Audited>(&store, "k").audit.created_by, "bob");
     Ok(())
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hygiene: the user's names are theirs
+
+/// A user's deserializer named like the parameter the expansions' helpers take.
+fn de<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
+    String::deserialize(d).map(|s| s.to_uppercase())
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Entity)]
+struct Shout {
+    #[entity(pk)]
+    #[serde(deserialize_with = "de")]
+    id: String,
+    #[serde(deserialize_with = "de")]
+    word: String,
+}
+
+/// An entity named like the type parameter the expansions' helpers take.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Entity)]
+struct D {
+    #[entity(pk)]
+    id: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Union)]
+#[union(attribute = "kind")]
+enum Letter {
+    D(D),
+    Shout(Shout),
+}
+
+#[test]
+fn a_user_function_named_de_and_a_type_named_d_are_the_user_s() -> Result {
+    let mut store = Store::new();
+    store.set_response::<Shout>("a", &(), &json!({ "id": "x", "word": "hey" }))?;
+    assert_eq!(
+        *read::<Shout>(&store, "a"),
+        Shout {
+            id: "X".into(),
+            word: "HEY".into()
+        }
+    );
+    store.set_response::<Vec<Letter>>("b", &(), &json!([{ "kind": "d", "id": "1" }]))?;
+    assert_eq!(*read::<Vec<Letter>>(&store, "b"), [Letter::D(D { id: "1".into() })]);
+    Ok(())
+}

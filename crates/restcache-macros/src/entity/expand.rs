@@ -175,11 +175,16 @@ fn pk_of_object(field: &Field, name: &str, container: &[syn::Meta], input: &Iden
     let forwarded = (!forwarded.is_empty()).then(|| quote!(#[serde(#(#forwarded),*)]));
     let rename_all: Vec<&syn::Meta> = container.iter().filter(|m| m.path().is_ident("rename_all")).collect();
     let rename_all = (!rename_all.is_empty()).then(|| quote!(#[serde(#(#rename_all),*)]));
+    // Hygienic: a user's `deserialize_with = "de"` or a pk type `D` is theirs, not these.
+    let (d, de) = (
+        Ident::new("__D", Span::mixed_site()),
+        Ident::new("__de", Span::mixed_site()),
+    );
     quote_spanned! {span=>
-        fn __pk_value<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
-            de: D,
-        ) -> ::core::result::Result<::core::option::Option<#ty>, D::Error> {
-            #path(de).map(::core::option::Option::Some)
+        fn __pk_value<'de, #d: ::restcache::__private::serde::Deserializer<'de>>(
+            #de: #d,
+        ) -> ::core::result::Result<::core::option::Option<#ty>, #d::Error> {
+            #path(#de).map(::core::option::Option::Some)
         }
         #[derive(::restcache::__private::serde::Deserialize)]
         #[serde(crate = "::restcache::__private::serde")]

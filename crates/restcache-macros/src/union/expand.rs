@@ -84,7 +84,7 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
             .collect()
     };
     let normalize_arms = arms(&|EntityVariant { ty, .. }| {
-        quote_spanned! {ty.span()=> ::restcache::__private::entity::normalize::<#ty, D>(#de) }
+        quote_spanned! {ty.span()=> ::restcache::__private::entity::normalize::<#ty, __D>(#de) }
     });
     let read_arms = arms(&|EntityVariant { ident: variant, ty, .. }| {
         quote_spanned! {ty.span()=> ::restcache::__private::read_entity::<#ty>(#pk, #ctx).map(Self::#variant) }
@@ -129,13 +129,13 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
 
             #select
 
-            fn normalize_variant<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
+            fn normalize_variant<'de, __D: ::restcache::__private::serde::Deserializer<'de>>(
                 #index: usize,
-                #de: D,
-            ) -> ::core::result::Result<::restcache::__private::EntityRef, D::Error> {
+                #de: __D,
+            ) -> ::core::result::Result<::restcache::__private::EntityRef, __D::Error> {
                 match #index {
                     #(#normalize_arms)*
-                    _ => ::core::result::Result::Err(<D::Error as ::restcache::__private::serde::de::Error>::custom(
+                    _ => ::core::result::Result::Err(<__D::Error as ::restcache::__private::serde::de::Error>::custom(
                         "no such variant",
                     )),
                 }
@@ -176,10 +176,10 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
             const KIND: ::restcache::__private::SchemaKind = ::restcache::__private::SchemaKind::Entity;
             const PARENT: ::restcache::__private::ParentUse = ::restcache::__private::ParentUse::#parent_use;
 
-            fn normalize<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
-                #de: D,
-            ) -> ::core::result::Result<::restcache::__private::UnionRef, D::Error> {
-                ::restcache::__private::union::normalize::<Self, D>(#de)
+            fn normalize<'de, __D: ::restcache::__private::serde::Deserializer<'de>>(
+                #de: __D,
+            ) -> ::core::result::Result<::restcache::__private::UnionRef, __D::Error> {
+                ::restcache::__private::union::normalize::<Self, __D>(#de)
             }
 
             fn denormalize<'s>(
@@ -227,10 +227,10 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
                 ::restcache::__private::union::read_all::<Self>(#ctx, #out)
             }
 
-            fn invalidate<'de, D: ::restcache::__private::serde::Deserializer<'de>>(
-                #de: D,
-            ) -> ::core::result::Result<::std::string::String, D::Error> {
-                ::restcache::__private::union::invalidate::<Self, D>(#de)
+            fn invalidate<'de, __D: ::restcache::__private::serde::Deserializer<'de>>(
+                #de: __D,
+            ) -> ::core::result::Result<::std::string::String, __D::Error> {
+                ::restcache::__private::union::invalidate::<Self, __D>(#de)
             }
 
             fn tables(sink: &mut ::restcache::__private::RefSink<'_>) {
