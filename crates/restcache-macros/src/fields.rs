@@ -141,6 +141,21 @@ pub(crate) fn field(
             None => rust,
         }
     });
+    if let (Some(_), Some(path)) = (&serde.with, &serde.deserialize_with) {
+        errors.push(error_at(
+            path.span(),
+            "`#[serde(with)]` and `#[serde(deserialize_with)]` both say how to read this field: give one",
+        ));
+    }
+    if serde.skipped() && nested {
+        errors.push(error_at(
+            member.span(),
+            format!(
+                "a nested-schema field of an {} cannot be `#[serde(skip)]`: it would never be read",
+                derive.noun
+            ),
+        ));
+    }
     let deserialize_with = serde.deserializer().map(|path| through_self(path, input));
     let kind = if serde.skipped() {
         FieldKind::Skipped
@@ -271,14 +286,15 @@ impl Field {
 
 /// Refuses a field whose JSON name an earlier field already has (a `rename` onto another
 /// field's name): serde would fill only one of them, and the row's JSON holds one value per name.
+/// Flattened fields are left out: their own fields are named inside them.
 pub(crate) fn refuse_repeated_names(fields: &[Field], errors: &mut darling::error::Accumulator) {
+    // A flattened field has no JSON name of its own: its fields are read from the object.
+    let named = |f: &Field| !matches!(f.kind, FieldKind::Skipped) && !f.flatten;
     for (i, field) in fields.iter().enumerate() {
-        if matches!(field.kind, FieldKind::Skipped) {
+        if !named(field) {
             continue;
         }
-        let earlier = fields[..i]
-            .iter()
-            .find(|f| !matches!(f.kind, FieldKind::Skipped) && f.name == field.name);
+        let earlier = fields[..i].iter().find(|f| named(f) && f.name == field.name);
         if let Some(earlier) = earlier {
             errors.push(error_at(
                 field.member.span(),

@@ -1152,6 +1152,29 @@ fn serde_flatten_reads_the_struct_from_the_entitys_own_fields() -> Result {
     Ok(())
 }
 
+/// A flattened field has no JSON name of its own: a field renamed to its Rust name is no repeat.
+#[derive(Clone, Debug, Default, PartialEq, Entity)]
+struct AuditedById {
+    #[entity(pk)]
+    id: u32,
+    #[serde(flatten)]
+    audit: Audit,
+    #[serde(rename = "audit")]
+    audit_id: String,
+}
+
+#[test]
+fn a_flattened_field_s_rust_name_is_free_for_another_field() -> Result {
+    let mut store = Store::new();
+    store.set_response::<AuditedById>("k", &(), &json!({ "id": 1, "created_by": "ada", "audit": "a1" }))?;
+    let read_back = read::<AuditedById>(&store, "k");
+    assert_eq!(
+        (read_back.audit.created_by.as_str(), read_back.audit_id.as_str()),
+        ("ada", "a1")
+    );
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hygiene: the user's names are theirs
 
