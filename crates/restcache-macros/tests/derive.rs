@@ -1221,3 +1221,16 @@ fn a_user_function_named_de_and_a_type_named_d_are_the_user_s() -> Result {
     assert_eq!(*read::<Vec<Letter>>(&store, "b"), [Letter::D(D { id: "1".into() })]);
     Ok(())
 }
+
+/// A union named with a raw identifier is named without its `r#`, as an entity's key is.
+#[allow(non_camel_case_types)]
+#[derive(Clone, Debug, PartialEq, Union)]
+#[union(attribute = "kind")]
+enum r#match {
+    Link(Link),
+}
+
+#[test]
+fn a_raw_union_name_loses_its_r_hash() {
+    assert_eq!(<r#match as restcache::schema::Union>::NAME, "match");
+}

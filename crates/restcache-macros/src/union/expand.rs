@@ -3,6 +3,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::Ident;
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 
 use super::parse::{EntityVariant, Select, UnionModel};
@@ -14,7 +15,7 @@ pub(super) fn expand(model: &UnionModel) -> TokenStream {
         variants,
         other,
     } = model;
-    let name = ident.to_string();
+    let name = ident.unraw().to_string();
     let value = Ident::new("value", Span::mixed_site());
     let parent = Ident::new("parent", Span::mixed_site());
     let key = Ident::new("key", Span::mixed_site());

@@ -65,6 +65,13 @@ pub(super) fn parse(input: &DeriveInput) -> darling::Result<UnionModel> {
     }
 
     let select = attrs.and_then(|attrs| match (attrs.attribute, attrs.attribute_fn) {
+        (Some(attribute), None) if attribute.is_empty() => {
+            errors.push(error_at(
+                attribute.span(),
+                "the discriminator field's name must not be empty",
+            ));
+            None
+        }
         (Some(attribute), None) => Some(Select::Attribute(attribute.into_inner())),
         (None, Some(path)) => Some(Select::Fn(path)),
         (Some(_), Some(path)) => {
@@ -153,7 +160,12 @@ pub(super) fn parse(input: &DeriveInput) -> darling::Result<UnionModel> {
             continue;
         }
         let (tag, tag_span) = match &marks.tag {
-            Some(tag) => (tag.as_str().to_owned(), tag.span()),
+            Some(tag) => {
+                if tag.is_empty() {
+                    errors.push(error_at(tag.span(), "a variant's tag must not be empty"));
+                }
+                (tag.as_str().to_owned(), tag.span())
+            }
             None => (
                 snake_case_variant(&variant.ident.unraw().to_string()),
                 variant.ident.span(),
