@@ -375,7 +375,9 @@ pub(crate) fn row_type(
                 });
             }
             FieldKind::Plain { deserialize_with } => {
-                let default = (!f.flatten).then(|| quote!(#[serde(default)]));
+                // A default by path, as for nested fields: serde infers no `Default` bound on
+                // the struct's parameters from it.
+                let default = (!f.flatten).then(|| quote!(#[serde(default = "::restcache::__private::none")]));
                 // A field the object holds is `Some`, whatever its value: a `null` is the type's
                 // to accept or refuse, as serde has it, not a missing field.
                 let present = (!f.flatten && deserialize_with.is_none())

@@ -1127,6 +1127,53 @@ fn a_generic_page_nests_another_generic_schema() -> Result {
     Ok(())
 }
 
+/// A page whose plain field's type is a parameter: the derive bounds it itself.
+#[derive(Clone, Debug, Schema)]
+struct MetaPage<M> {
+    #[schema(nested)]
+    results: Vec<User>,
+    meta: M,
+}
+
+/// Not `Default`: the row asks nothing of a plain field's type that the struct does not.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, Deserialize)]
+struct Cursor {
+    next: Option<String>,
+}
+
+impl Default for MetaPage<Cursor> {
+    fn default() -> Self {
+        MetaPage {
+            results: Vec::new(),
+            meta: Cursor { next: None },
+        }
+    }
+}
+
+impl Default for MetaPage<u32> {
+    fn default() -> Self {
+        MetaPage {
+            results: Vec::new(),
+            meta: 0,
+        }
+    }
+}
+
+#[test]
+fn a_plain_field_of_a_parameter_type_is_read_and_written() -> Result {
+    let mut store = Store::new();
+    store.set_response::<MetaPage<u32>>("GET /a", &(), &json!({ "results": [], "meta": 7 }))?;
+    assert_eq!(read::<MetaPage<u32>>(&store, "GET /a").meta, 7);
+    let body = json!({ "results": [{ "id": "u", "name": "N" }], "meta": { "next": "c2" } });
+    store.set_response::<MetaPage<Cursor>>("GET /b", &(), &body)?;
+    let page = read::<MetaPage<Cursor>>(&store, "GET /b");
+    assert_eq!(
+        (page.results[0].name.as_str(), page.meta.next.as_deref()),
+        ("N", Some("c2"))
+    );
+    Ok(())
+}
+
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, Deserialize)]
 struct Audit {
     created_by: String,

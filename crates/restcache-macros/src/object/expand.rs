@@ -203,7 +203,8 @@ fn schema_generics(generics: &Generics, fields: &[Field], list: Option<&Type>) -
 
 /// The generics of the row type: the struct's, and for each field that names a type parameter,
 /// `Serialize + Clone + PartialEq + Send + Sync` (a plain field: the row, a stored value, is
-/// written back as JSON, cloned, compared and shared) or `Schema` (a nested field: the row normalizes it).
+/// written back as JSON, cloned, compared and shared), with `DeserializeOwned` unless the field
+/// has its own deserializer, or `Schema` (a nested field: the row normalizes it).
 fn row_generics(generics: &Generics, fields: &[Field]) -> Generics {
     let mut bounded = generics.clone();
     if generics.params.is_empty() {
@@ -212,14 +213,22 @@ fn row_generics(generics: &Generics, fields: &[Field]) -> Generics {
     let clause = bounded.make_where_clause();
     for field in fields.iter().filter(|f| mentions_params(&f.ty, generics)) {
         let ty = &field.ty;
-        match field.kind {
-            FieldKind::Plain { .. } => clause.predicates.push(parse_quote_spanned! {ty.span()=>
-                #ty: ::restcache::__private::serde::Serialize
-                    + ::core::clone::Clone
-                    + ::core::cmp::PartialEq
-                    + ::core::marker::Send
-                    + ::core::marker::Sync
-            }),
+        match &field.kind {
+            FieldKind::Plain { deserialize_with } => {
+                clause.predicates.push(parse_quote_spanned! {ty.span()=>
+                    #ty: ::restcache::__private::serde::Serialize
+                        + ::core::clone::Clone
+                        + ::core::cmp::PartialEq
+                        + ::core::marker::Send
+                        + ::core::marker::Sync
+                });
+                // Read through `present`, from which serde infers no bound.
+                if deserialize_with.is_none() {
+                    clause.predicates.push(parse_quote_spanned! {ty.span()=>
+                        #ty: ::restcache::__private::serde::de::DeserializeOwned
+                    });
+                }
+            }
             FieldKind::Nested => clause
                 .predicates
                 .push(parse_quote_spanned! {ty.span()=> #ty: ::restcache::__private::Schema }),
