@@ -486,7 +486,7 @@ fn to_json(fields: &[Field]) -> TokenStream {
                 if let ::core::option::Option::Some(json) =
                     self.#member.as_ref().and_then(::restcache::__private::json_of)
                 {
-                    #map.insert(::std::string::String::from(#name), json);
+                    #map.insert(<::std::string::String as ::core::convert::From<_>>::from(#name), json);
                 }
             },
             FieldKind::Plain { .. } => {
@@ -497,7 +497,7 @@ fn to_json(fields: &[Field]) -> TokenStream {
                 } else {
                     quote! {
                         if let ::core::option::Option::Some(json) = #json {
-                            #map.insert(::std::string::String::from(#name), json);
+                            #map.insert(<::std::string::String as ::core::convert::From<_>>::from(#name), json);
                         }
                     }
                 };
@@ -679,9 +679,9 @@ pub(crate) fn read_row(fields: &[Field], row: &Ident, r: &Ident) -> TokenStream 
             FieldKind::Plain { .. } => {
                 let value = match f.text {
                     None => quote_spanned! {span=> ::restcache::__private::clone_field(#v) },
-                    Some(Text::Plain) => quote_spanned! {span=> ::std::string::String::from(#v) },
+                    Some(Text::Plain) => quote_spanned! {span=> <::std::string::String as ::core::convert::From<_>>::from(#v) },
                     Some(Text::Optional) => quote_spanned! {span=>
-                        ::core::option::Option::map(::core::option::Option::as_ref(#v), ::std::string::String::from)
+                        ::core::option::Option::map(::core::option::Option::as_ref(#v), <::std::string::String as ::core::convert::From<_>>::from)
                     },
                 };
                 quote_spanned! {span=>
@@ -790,12 +790,14 @@ pub(crate) fn row_from_json(row: &Ident, fields: &[Field], generics: &syn::Gener
         .any(|f| f.flatten && !matches!(f.kind, FieldKind::Skipped));
     let rest_of = flattens.then(|| {
         quote! {
-            let #rest = ::restcache::__private::Value::Object(
-                #map.iter()
-                    .filter(|(k, _)| ![#(#named),*].contains(&k.as_str()))
-                    .map(|(k, v)| (::core::clone::Clone::clone(k), ::core::clone::Clone::clone(v)))
-                    .collect(),
-            );
+            let #rest = ::restcache::__private::Value::Object(::core::iter::Iterator::collect(
+                ::core::iter::Iterator::map(
+                    ::core::iter::Iterator::filter(#map.iter(), |(k, _)| {
+                        ![#(#named),*].contains(&::std::string::String::as_str(k))
+                    }),
+                    |(k, v)| (::core::clone::Clone::clone(k), ::core::clone::Clone::clone(v)),
+                ),
+            ));
         }
     });
     let params = (generics.type_params().count() > 0).then(|| quote!(__params: ::core::marker::PhantomData,));

@@ -1281,3 +1281,70 @@ enum r#match {
 fn a_raw_union_name_loses_its_r_hash() {
     assert_eq!(<r#match as restcache::schema::Union>::NAME, "match");
 }
+
+/// The expansions name everything by absolute path: they build in a module without the prelude.
+#[no_implicit_prelude]
+mod without_the_prelude {
+    #[derive(
+        ::core::clone::Clone, ::core::fmt::Debug, ::core::default::Default, ::core::cmp::PartialEq, ::restcache::Entity,
+    )]
+    pub struct Note {
+        #[entity(pk)]
+        pub id: ::std::string::String,
+        pub text: ::std::string::String,
+        pub tag: ::core::option::Option<::std::string::String>,
+        #[entity(schema)]
+        pub replies: ::std::vec::Vec<Self>,
+        #[serde(
+            deserialize_with = "::restcache::__private::serde::Deserialize::deserialize",
+            default
+        )]
+        pub stars: u32,
+    }
+
+    #[derive(::core::clone::Clone, ::core::fmt::Debug, ::core::default::Default, ::restcache::Schema)]
+    pub struct Notes<M> {
+        #[schema(nested)]
+        pub items: ::std::vec::Vec<Note>,
+        pub meta: M,
+        #[serde(flatten)]
+        pub extra: ::std::collections::BTreeMap<::std::string::String, ::restcache::__private::Value>,
+    }
+
+    #[derive(::core::clone::Clone, ::core::fmt::Debug, ::core::cmp::PartialEq, ::restcache::Union)]
+    #[union(attribute = "kind")]
+    pub enum Item {
+        Note(Note),
+        #[union(other)]
+        Other(::restcache::__private::Value),
+    }
+
+    ::restcache::resource! {
+        #[resource(path = "/notes/:id", schema = Note, pagination_field = "cursor", url_prefix = "/api")]
+        pub struct NoteResource {
+            #[member(path = "/notes/recent\\?q=:q?", schema = ::std::vec::Vec<Note>)]
+            recent,
+            #[member(extends = get_list, path = "/notes/mine")]
+            mine,
+        }
+    }
+}
+
+#[test]
+fn the_derives_build_without_the_prelude() -> Result {
+    use without_the_prelude::{Item, Note, NoteResource, Notes};
+    let mut store = Store::new();
+    let body = json!({ "items": [{ "id": "1", "text": "a", "replies": [], "stars": 3 }], "meta": 2, "more": true });
+    store.set_response::<Notes<u32>>("k", &(), &body)?;
+    let notes = read::<Notes<u32>>(&store, "k");
+    assert_eq!((notes.items[0].text.as_str(), notes.items[0].stars), ("a", 3));
+    assert_eq!(notes.extra["more"], true);
+    store.set_response::<Vec<Item>>("i", &(), &json!([{ "kind": "note", "id": "1" }]))?;
+    assert!(matches!(&read::<Vec<Item>>(&store, "i")[0], Item::Note(Note { id, .. }) if id == "1"));
+    assert_eq!(NoteResource::get().url(&params! { id: 1 })?, "/api/notes/1");
+    assert_eq!(
+        NoteResource::recent().url(&params! { q: "x" })?,
+        "/api/notes/recent?q=x"
+    );
+    Ok(())
+}

@@ -104,7 +104,7 @@ fn member_fn(model: &ResourceModel, m: &Member, unreachable: &str) -> TokenStrea
         }
         Build::Custom { base, fields, name, .. } => {
             let name = match name {
-                Name::Given(given) => quote!(::std::string::String::from(#given)),
+                Name::Given(given) => quote!(<::std::string::String as ::core::convert::From<_>>::from(#given)),
                 Name::Default(member) => {
                     let format = format!("{{}}.{member}");
                     quote!(::std::format!(#format, <#e as ::restcache::__private::EntitySchema>::resource_name()))
@@ -112,7 +112,7 @@ fn member_fn(model: &ResourceModel, m: &Member, unreachable: &str) -> TokenStrea
             };
             quote! {
                 static MEMBER: ::std::sync::OnceLock<#ty> = ::std::sync::OnceLock::new();
-                MEMBER
+                ::core::clone::Clone::clone(MEMBER
                     .get_or_init(|| {
                         match Self::#base().extend(::restcache::rest::EndpointOptions {
                             #(#fields,)*
@@ -124,8 +124,7 @@ fn member_fn(model: &ResourceModel, m: &Member, unreachable: &str) -> TokenStrea
                             }
                             ::core::result::Result::Err(e) => ::core::unreachable!(#unreachable),
                         }
-                    })
-                    .clone()
+                    }))
             }
         }
     };

@@ -272,7 +272,7 @@ fn override_standard(
     }
     let mut fields = opts.fields.clone();
     if let Some(name) = &opts.name {
-        fields.push(quote!(name: ::core::option::Option::Some(::std::string::String::from(#name))));
+        fields.push(quote!(name: ::core::option::Option::Some(<::std::string::String as ::core::convert::From<_>>::from(#name))));
     }
     let build = Build::Standard {
         name: std_member.name,

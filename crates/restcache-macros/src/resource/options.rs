@@ -200,7 +200,7 @@ impl MemberOptions {
         if let Some(lit) = &attrs.path
             && let Some(t) = template(lit, errors)
         {
-            fields.push(quote!(path: ::core::option::Option::Some(::std::string::String::from(#lit))));
+            fields.push(quote!(path: ::core::option::Option::Some(<::std::string::String as ::core::convert::From<_>>::from(#lit))));
             out.path = Some(t);
         }
         if let Some(lit) = &attrs.method
@@ -211,10 +211,10 @@ impl MemberOptions {
             out.method = Some(m);
         }
         if let Some(lit) = &attrs.url_prefix {
-            fields.push(quote!(url_prefix: ::core::option::Option::Some(::std::string::String::from(#lit))));
+            fields.push(quote!(url_prefix: ::core::option::Option::Some(<::std::string::String as ::core::convert::From<_>>::from(#lit))));
         }
         if let Some(lit) = &attrs.pagination_field {
-            fields.push(quote!(pagination_field: ::core::option::Option::Some(::std::string::String::from(#lit))));
+            fields.push(quote!(pagination_field: ::core::option::Option::Some(<::std::string::String as ::core::convert::From<_>>::from(#lit))));
             out.paginated = true;
         }
         if let Some(b) = attrs.optimistic {

@@ -159,13 +159,13 @@ fn shared(span: Span, resource: ResourceAttrs, errors: &mut darling::error::Accu
             .ok()
     });
     if let Some(lit) = &resource.path {
-        options.push(quote!(path: ::std::string::String::from(#lit)));
+        options.push(quote!(path: <::std::string::String as ::core::convert::From<_>>::from(#lit)));
     }
     if let Some(lit) = &resource.url_prefix {
-        options.push(quote!(url_prefix: ::std::string::String::from(#lit)));
+        options.push(quote!(url_prefix: <::std::string::String as ::core::convert::From<_>>::from(#lit)));
     }
     if let Some(lit) = &resource.pagination_field {
-        options.push(quote!(pagination_field: ::core::option::Option::Some(::std::string::String::from(#lit))));
+        options.push(quote!(pagination_field: ::core::option::Option::Some(<::std::string::String as ::core::convert::From<_>>::from(#lit))));
     }
     if resource.optimistic {
         options.push(quote!(optimistic: true));
@@ -191,7 +191,7 @@ fn shared(span: Span, resource: ResourceAttrs, errors: &mut darling::error::Accu
         }
         let value = match &**keys {
             NonFilterKeys::Keys(list) => quote! {
-                ::restcache::rest::NonFilterKeys::Keys(::std::vec![#(::std::string::String::from(#list)),*])
+                ::restcache::rest::NonFilterKeys::Keys(::std::vec![#(<::std::string::String as ::core::convert::From<_>>::from(#list)),*])
             },
             NonFilterKeys::Fn(path) => quote_spanned! {path.span()=> ::restcache::rest::NonFilterKeys::Fn(#path) },
         };
