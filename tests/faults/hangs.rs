@@ -239,6 +239,26 @@ async fn r_exp_2_a_suspense_overtaken_by_an_invalidation_fetches_again() {
     assert_eq!(cached.status, ExpiryStatus::Valid);
 }
 
+/// R-REQ-5: an error answer that will be retried is retried without reading its body, which
+/// may never end; the body of an error that is final is read (here, until the timeout).
+#[tokio::test]
+async fn r_req_5_a_retried_error_s_hanging_body_is_not_waited_for() {
+    let server = DemoServer::start_on_thread().unwrap();
+    let ctrl = controller(&server, |b| {
+        b.timeout(Duration::from_secs(5))
+            .retry(restcache::rest::Retry::new(1, Duration::from_millis(1)))
+    });
+    server.inject(PATH, Fault::StalledError(503));
+    let todo = ctrl.fetch(&todos().get(), params! { id: ID }).await;
+    assert_eq!(todo.expect("the retry answered").title, "Todo 15");
+    assert_eq!(server.requests().len(), 2);
+    // The last attempt's error: its body is read, so a body that never ends meets the timeout.
+    let ctrl = controller(&server, |b| b.timeout(Duration::from_millis(300)));
+    server.inject(PATH, Fault::StalledError(503));
+    let err = ctrl.fetch(&todos().get(), params! { id: ID }).await.unwrap_err();
+    assert!(err.is_timeout(), "{err:?}");
+}
+
 /// R-EXP-3: `invalidate_all` also stamps a matching key that holds no result (invalidated
 /// already, and being fetched again): a GET sent before it does not make the key valid.
 #[tokio::test]

@@ -87,6 +87,9 @@ pub enum Fault {
     /// 200 `application/json`, chunked, with the first byte of the body (`[`), then nothing
     /// more: the body never ends, and the connection stays open as with [`Fault::Hang`].
     EndlessBody,
+    /// This status (100..=999), `application/json`, chunked, with the first byte of its body
+    /// (`{`), then nothing more, as [`Fault::EndlessBody`]: an error answer whose body hangs.
+    StalledError(u16),
     /// Waits this long on the server's clock, then lets the route answer as usual. With
     /// [`DemoServer::start_on_thread`](crate::DemoServer::start_on_thread) that is real time
     /// whatever the test's clock; dropping the server ends the wait.
@@ -109,7 +112,9 @@ impl Fault {
     /// `/misbehave/*` routes make (1 GiB).
     pub(crate) fn problem(&self) -> Option<String> {
         match self {
-            Fault::Status(code) | Fault::RetryAfter { status: code, .. } if StatusCode::from_u16(*code).is_err() => {
+            Fault::Status(code) | Fault::StalledError(code) | Fault::RetryAfter { status: code, .. }
+                if StatusCode::from_u16(*code).is_err() =>
+            {
                 Some(format!("Fault::{self:?}: a status code is 100..=999"))
             }
             Fault::RetryAfter { after, .. } if HeaderValue::from_str(after).is_err() => Some(format!(
@@ -154,7 +159,11 @@ impl Fault {
             Fault::HugeChunked(bytes) => misbehave::huge_body(bytes, false),
             Fault::Deep(depth) => misbehave::deep_body(depth),
             Fault::Redirect { status, to } => misbehave::redirect(status, &to),
-            Fault::EndlessBody => misbehave::endless_body(),
+            Fault::EndlessBody => misbehave::endless_body(StatusCode::OK, b"["),
+            Fault::StalledError(code) => {
+                let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                misbehave::endless_body(status, b"{")
+            }
             Fault::Delay(wait) => return Applied::Delay(wait),
             Fault::Hang => return Applied::Hang,
         };

@@ -85,6 +85,7 @@
 //! | fault | answer |
 //! |---|---|
 //! | `Status(N)` | status N, `{"error": "injected N", "status": N}` |
+//! | `RetryAfter { status, after }` | like `Status(status)`, with `Retry-After: after` |
 //! | `CloseMidBody` | like `/misbehave/close-mid-body` |
 //! | `Truncated` | like `/misbehave/truncated` |
 //! | `Html` | like `/misbehave/html` |
@@ -96,6 +97,7 @@
 //! | `Delay(d)` | waits `d`, then the route answers as usual |
 //! | `Hang` | never answers; the connection stays open |
 //! | `EndlessBody` | 200 `application/json`, chunked, `[` and then a body that never ends |
+//! | `StalledError(N)` | status N, `application/json`, chunked, `{` and then a body that never ends |
 //!
 //! # CORS
 //!
@@ -162,6 +164,7 @@
 //! | `{"delay_ms": N}` | `Delay` of N milliseconds |
 //! | `{"hang": true}` | `Hang` |
 //! | `{"endless_body": true}` | `EndlessBody` |
+//! | `{"stalled_error": N}` | `StalledError(N)` |
 //!
 //! ```
 //! use demo_api::{DemoServer, client};

@@ -166,7 +166,7 @@ async fn control_faults_hang_and_endless_body_never_finish() -> TestResult {
 #[tokio::test]
 async fn control_faults_refuse_a_bad_body_with_a_400() -> TestResult {
     let server = DemoServer::start().await?;
-    let bad: [&[u8]; 22] = [
+    let bad: [&[u8]; 23] = [
         b"",
         b"{oops",
         b"[]",
@@ -189,6 +189,7 @@ async fn control_faults_refuse_a_bad_body_with_a_400() -> TestResult {
         br#"{"path": "/todos/1", "fault": {"huge": 2000000000}}"#,
         br#"{"path": "/todos/1", "fault": {"retry_after": {"status": 42, "after": "1"}}}"#,
         br#"{"path": "/todos/1", "fault": {"retry_after": {"status": 503, "after": "a\nb"}}}"#,
+        br#"{"path": "/todos/1", "fault": {"stalled_error": 1000}}"#,
     ];
     for body in bad {
         let refused = client::request(server.addr(), "POST", "/_control/faults", &[], Some(body)).await?;

@@ -79,6 +79,7 @@ enum FaultSpec {
     DelayMs(u64),
     Hang(bool),
     EndlessBody(bool),
+    StalledError(u16),
 }
 
 impl FaultSpec {
@@ -106,6 +107,7 @@ impl FaultSpec {
             FaultSpec::DelayMs(ms) => Fault::Delay(Duration::from_millis(ms)),
             FaultSpec::Hang(set) => only_true(set, "hang", Fault::Hang)?,
             FaultSpec::EndlessBody(set) => only_true(set, "endless_body", Fault::EndlessBody)?,
+            FaultSpec::StalledError(code) => Fault::StalledError(code),
         };
         match fault.problem() {
             Some(problem) => Err(problem),

@@ -103,11 +103,11 @@ pub(crate) fn close_mid_body() -> Response {
     )
 }
 
-/// 200 `application/json`, chunked: `[`, then a body that never ends.
-pub(crate) fn endless_body() -> Response {
-    let pieces = [Piece::Bytes(Bytes::from_static(b"[")), Piece::Yield, Piece::Stall];
+/// `status`, `application/json`, chunked: `first`, then a body that never ends.
+pub(crate) fn endless_body(status: StatusCode, first: &'static [u8]) -> Response {
+    let pieces = [Piece::Bytes(Bytes::from_static(first)), Piece::Yield, Piece::Stall];
     raw(
-        StatusCode::OK,
+        status,
         Some("application/json"),
         StreamBody::new(pieces, None).into_body(),
     )

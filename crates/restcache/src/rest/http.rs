@@ -228,12 +228,10 @@ impl Http {
         let mut n = 0;
         loop {
             at.clone_from(start);
-            match self.attempt(out, start, at, &mut hook_retried).await {
-                Err(e) if n < policy.retries() && Retry::may_pass(&e) => {
-                    let Some(wait) = policy.wait(n, &e) else {
-                        tracing::debug!(url = %start, error = %e, "not retrying: the server asked for a longer wait than the policy allows");
-                        return Err(e);
-                    };
+            let retries = |e: &Error| policy.retries_after(n, e);
+            match self.attempt(out, start, at, &mut hook_retried, &retries).await {
+                Err(e) if retries(&e) => {
+                    let wait = policy.wait(n, &e);
                     n += 1;
                     tracing::debug!(url = %start, retry = n, ?wait, error = %e, "retrying after a failure that may pass");
                     crate::rt::sleep_until(crate::rt::later(crate::rt::Instant::now(), wait)).await;
@@ -244,13 +242,15 @@ impl Http {
     }
 
     /// One attempt: the request, the response hooks (and the one retry they may ask for, sent
-    /// from `start` again, through the same redirects), and the body.
+    /// from `start` again, through the same redirects), and the body, unless the answer is an
+    /// error that `retried` says is sent again.
     async fn attempt(
         &self,
         out: &Outgoing<'_>,
         start: &Url,
         at: &mut Url,
         hook_retried: &mut bool,
+        retried: &(dyn Fn(&Error) -> bool + Sync),
     ) -> Result<Fetched, Error> {
         loop {
             let response = self.exchange(out, at).await?;
@@ -273,7 +273,7 @@ impl Http {
                 at.clone_from(start);
                 continue;
             }
-            return self.read(response, at, out.ignore_body, head).await;
+            return self.read(response, at, out.ignore_body, head, retried).await;
         }
     }
 
@@ -481,6 +481,7 @@ impl Http {
         url: &Url,
         ignore_body: bool,
         head: ResponseHead,
+        retried: &(dyn Fn(&Error) -> bool + Sync),
     ) -> Result<Fetched, Error> {
         let status = response.status();
         let content_type = response
@@ -490,20 +491,27 @@ impl Http {
         let content_length = response.content_length();
         let mut response = Body::new(response);
         if !status.is_success() {
-            let mut body = Vec::new();
-            while body.len() < ERROR_BODY_BYTES {
-                match response.chunk().await {
-                    Ok(Some(chunk)) => body.extend_from_slice(&chunk),
-                    _ => break,
-                }
-            }
-            body.truncate(ERROR_BODY_BYTES);
-            return Err(Error::Status {
+            let mut error = Error::Status {
                 status,
                 url: url.to_string(),
-                body: String::from_utf8_lossy(&body).into_owned(),
+                body: String::new(),
                 retry_after: head.headers.get(RETRY_AFTER).and_then(retry::retry_after),
-            });
+            };
+            // An answer sent again is not read: its body is dropped, and may never end.
+            if !retried(&error)
+                && let Error::Status { body: text, .. } = &mut error
+            {
+                let mut body = Vec::new();
+                while body.len() < ERROR_BODY_BYTES {
+                    match response.chunk().await {
+                        Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+                        _ => break,
+                    }
+                }
+                body.truncate(ERROR_BODY_BYTES);
+                *text = String::from_utf8_lossy(&body).into_owned();
+            }
+            return Err(error);
         }
         let too_large = || Error::ResponseTooLarge {
             url: url.to_string(),

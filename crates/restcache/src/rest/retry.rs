@@ -151,16 +151,17 @@ impl Retry {
         Err(Error::InvalidConfig { reason })
     }
 
+    /// Whether the request is sent again after attempt `n` (from 0) failed with `error`: a
+    /// retry is left, the failure may pass, and the answer's `Retry-After` asks for no more
+    /// than [`max_delay`](Self::max_delay).
+    pub(crate) fn retries_after(&self, n: u32, error: &Error) -> bool {
+        n < self.retries && Self::may_pass(error) && error.retry_after().is_none_or(|asked| asked <= self.max_delay)
+    }
+
     /// The wait before retry `n` after `error`: [`delay`](Self::delay), or as long as the
-    /// answer's `Retry-After` asked if that is longer; `None` when it asked for more than
-    /// [`max_delay`](Self::max_delay), which makes the failure final.
-    pub(crate) fn wait(&self, n: u32, error: &Error) -> Option<Duration> {
-        let backoff = self.delay(n);
-        match error.retry_after() {
-            Some(asked) if asked > self.max_delay => None,
-            Some(asked) => Some(asked.max(backoff)),
-            None => Some(backoff),
-        }
+    /// answer's `Retry-After` asked if that is longer.
+    pub(crate) fn wait(&self, n: u32, error: &Error) -> Duration {
+        self.delay(n).max(error.retry_after().unwrap_or_default())
     }
 
     /// Whether `error` may pass if the request is sent again.
@@ -248,13 +249,12 @@ mod tests {
             retry_after: after.map(Duration::from_secs),
         };
         let r = Retry::new(2, Duration::from_millis(100)).max_delay(Duration::from_secs(5));
-        assert!(r.wait(0, &busy(None)).is_some_and(|d| d <= Duration::from_millis(100)));
-        assert_eq!(r.wait(0, &busy(Some(5))), Some(Duration::from_secs(5)));
-        assert_eq!(r.wait(0, &busy(Some(6))), None);
-        assert!(
-            r.wait(0, &busy(Some(0)))
-                .is_some_and(|d| d >= Duration::from_millis(50))
-        );
+        assert!(r.wait(0, &busy(None)) <= Duration::from_millis(100));
+        assert_eq!(r.wait(0, &busy(Some(5))), Duration::from_secs(5));
+        assert!(r.wait(0, &busy(Some(0))) >= Duration::from_millis(50));
+        assert!(r.retries_after(0, &busy(Some(5))) && r.retries_after(1, &busy(None)));
+        assert!(!r.retries_after(0, &busy(Some(6))), "asks for more than the cap");
+        assert!(!r.retries_after(2, &busy(None)), "no retry left");
     }
 
     #[test]
