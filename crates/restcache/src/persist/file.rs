@@ -203,6 +203,7 @@ fn lock(file: &File, path: &Path) -> Result<(), Error> {
 /// - `C` (clear);
 /// - `R <table> <pk> <fetched_at> <written_at> <expires_at> <record>` (a row; table and pk as
 ///   JSON strings, times as wall-clock nanoseconds, the record its JSON text or `!` for INVALID);
+///   `L` for a collection's list, whose JSON text is an array or (a map collection's) an object;
 /// - `K <key> <meta> <result>` (a key; its meta `-` or `<fetched_at>,<written_at>,<expires_at or ->,<0 or 1>`
 ///   (invalidated), its result `-` or its JSON text);
 /// - `F <table> <pk> [<moved>]` (a row the collector removed, and the row that took its place if
@@ -222,12 +223,13 @@ fn write_line(out: &mut Vec<u8>, change: &Change) -> Result<(), Error> {
             times,
         } => {
             let [fetched_at, written_at, expires_at] = times;
-            let record = match record {
-                RecordText::Entity(text) | RecordText::List(text) => text.as_str(),
-                RecordText::Invalid => "!",
+            let (kind, record) = match record {
+                RecordText::Entity(text) => ('R', text.as_str()),
+                RecordText::List(text) => ('L', text.as_str()),
+                RecordText::Invalid => ('R', "!"),
             };
             let (table, pk) = (json(table), json(pk));
-            line = format!("R {table} {pk} {fetched_at} {written_at} {expires_at} {record}");
+            line = format!("{kind} {table} {pk} {fetched_at} {written_at} {expires_at} {record}");
         }
         ChangeKind::Forget { table, pk, moved } => {
             line = format!("F {} {}", json(table), json(pk));
@@ -288,16 +290,17 @@ fn read_line(line: &[u8]) -> Option<Change> {
 fn read_change(payload: &str) -> Option<ChangeKind> {
     match payload.as_bytes().first()? {
         b'C' if payload.len() == 1 => Some(ChangeKind::Clear),
-        b'R' => {
-            let (table, rest) = json_string(payload.strip_prefix("R ")?)?;
+        kind @ (b'R' | b'L') => {
+            let (table, rest) = json_string(payload.get(1..)?.strip_prefix(' ')?)?;
             let (pk, rest) = json_string(rest.strip_prefix(' ')?)?;
             let (fetched_at, rest) = rest.strip_prefix(' ')?.split_once(' ')?;
             let (written_at, rest) = rest.split_once(' ')?;
             let (expires_at, record) = rest.split_once(' ')?;
-            let record = match record.as_bytes().first()? {
-                b'!' if record.len() == 1 => RecordText::Invalid,
-                b'{' => RecordText::Entity(record.to_owned()),
-                b'[' => RecordText::List(record.to_owned()),
+            let record = match (kind, record.as_bytes().first()?) {
+                (b'R', b'!') if record.len() == 1 => RecordText::Invalid,
+                (b'R', b'{') => RecordText::Entity(record.to_owned()),
+                // A list written before lists had a line kind of their own.
+                (b'R', b'[') | (b'L', b'[' | b'{') => RecordText::List(record.to_owned()),
                 _ => return None,
             };
             let times = [
@@ -466,6 +469,38 @@ mod tests {
         let mut log = FilePersister::new(&path);
         log.save(&changes).unwrap();
         assert_eq!(log.restore().unwrap(), changes);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// R-PERS-3: a map collection's list (a JSON object of references) comes back as a list, and
+    /// the restored log hydrates to the same reads.
+    #[test]
+    fn r_pers_3_a_map_collection_comes_back_as_a_list() {
+        use crate::schema::{Collection, Values};
+        use crate::store::Schemas;
+        #[derive(Clone, Debug, Default, PartialEq, crate::Entity)]
+        struct Note {
+            #[entity(pk)]
+            name: String,
+        }
+        type Notes = Collection<Values<Note>>;
+        let path = temp("map-collection");
+        let mut store = Store::new();
+        store.track_changes();
+        let notes = serde_json::json!({ "x": { "name": "a" }, "y": { "name": "b" } });
+        store.set_response::<Notes>("GET /notes", &(), &notes).unwrap();
+        let changes = store.take_changes();
+        let mut log = FilePersister::new(&path);
+        log.save(&changes).unwrap();
+        let restored = log.restore().unwrap();
+        assert_eq!(restored, changes);
+        let mut again = Store::new();
+        again
+            .hydrate_changes(restored, &Schemas::new().with::<Notes>())
+            .unwrap();
+        let read = again.get_response::<Notes>("GET /notes", &()).unwrap().data.unwrap();
+        assert_eq!(read.get("y").map(|n| n.name.as_str()), Some("b"));
+        drop(log);
         std::fs::remove_file(&path).unwrap();
     }
 
