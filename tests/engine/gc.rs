@@ -770,3 +770,69 @@ async fn r_gc_3_rows_are_kept_through_maps_pages_and_nested_collections() {
         "{rows} rows"
     );
 }
+
+/// R-GC-5: a key a live view retains before its first read (in query mode, no result) keeps
+/// the rows that read then finds, though the cycle looked at the key before the read.
+#[tokio::test(start_paused = true)]
+async fn r_gc_5_a_key_retained_before_its_first_read_keeps_what_it_reads() {
+    let mut store = Store::new();
+    store.set_gc(GcPolicy::new().max_age(AGE).step_work(8));
+    store
+        .set_response::<Vec<Todo>>("GET /todos", &(), &todos(0..100, "u1"))
+        .unwrap();
+    tokio::time::advance(AGE * 2).await;
+    store.retain("GET /todos/1");
+    store.gc_step();
+    let first = store
+        .get_response::<Todo>("GET /todos/1", &params! { id: "1" })
+        .unwrap();
+    assert_eq!(first.data.map(|t| t.title.clone()).as_deref(), Some("todo 1"));
+    while !store.gc_step().done {}
+    let again = store
+        .get_response::<Todo>("GET /todos/1", &params! { id: "1" })
+        .unwrap();
+    assert_eq!(
+        again.data.map(|t| t.title.clone()).as_deref(),
+        Some("todo 1"),
+        "the row went"
+    );
+}
+
+/// R-GC-5: a retained key whose last read found a row missing keeps that row once it is there:
+/// the key's next read uses it.
+#[tokio::test(start_paused = true)]
+async fn r_gc_5_a_retained_read_keeps_a_row_it_found_missing() {
+    let mut store = store();
+    store.retain("GET /todos/1");
+    let before = store
+        .get_response::<Todo>("GET /todos/1", &params! { id: "1" })
+        .unwrap();
+    assert!(before.data.is_none());
+    store
+        .set_response::<Vec<Todo>>("GET /todos", &(), &todos(0..3, "u1"))
+        .unwrap();
+    tokio::time::advance(AGE * 2).await;
+    store.gc();
+    let after = store
+        .get_response::<Todo>("GET /todos/1", &params! { id: "1" })
+        .unwrap();
+    assert_eq!(
+        after.data.map(|t| t.title.clone()).as_deref(),
+        Some("todo 1"),
+        "the row went"
+    );
+}
+
+/// R-GC-5: a key retained long ago and never read since (a live view whose reads fail) does
+/// not stop the collector from removing rows.
+#[tokio::test(start_paused = true)]
+async fn r_gc_5_a_key_retained_long_ago_and_never_read_does_not_stop_collection() {
+    let mut store = store();
+    store.retain("GET /never");
+    store
+        .set_response::<Vec<Todo>>("GET /todos", &(), &todos(0..3, "u1"))
+        .unwrap();
+    tokio::time::advance(AGE * 2).await;
+    store.gc();
+    assert!(pks(&store, "Todo").is_empty(), "rows left: {:?}", pks(&store, "Todo"));
+}

@@ -553,7 +553,8 @@ impl Store {
     /// # Ok::<(), restcache::Error>(())
     /// ```
     pub fn retain(&mut self, key: &str) {
-        *self.retained.entry(key.to_owned()).or_insert(0) += 1;
+        let since = Stamp::of(Instant::now());
+        self.retained.entry(key.to_owned()).or_insert((0, since)).0 += 1;
         // The cycle running decided its keys before: it cannot tell what this one will show
         // (a live view may read it in query mode), so it removes no row.
         if let Some(gc) = self.gc.as_mut()
@@ -580,7 +581,7 @@ impl Store {
     /// # Ok::<(), restcache::Error>(())
     /// ```
     pub fn release(&mut self, key: &str) {
-        if let Some(n) = self.retained.get_mut(key) {
+        if let Some((n, _)) = self.retained.get_mut(key) {
             *n -= 1;
             if *n == 0 {
                 self.retained.swap_remove(key);
@@ -800,7 +801,7 @@ impl Store {
                 continue;
             }
             if let Some(key) = cycle.written.pop() {
-                self.mark_key(&key, marks);
+                self.mark_key(&key, cycle.old_before, marks);
                 *work -= 1;
                 continue;
             }
@@ -824,7 +825,7 @@ impl Store {
                         .is_none_or(|target| marks.kept.saturating_add(bytes) <= target));
             if kept {
                 marks.kept = marks.kept.saturating_add(bytes);
-                self.mark_key(&key, marks);
+                self.mark_key(&key, cycle.old_before, marks);
             } else {
                 // A key with neither result nor meta held only memoized reads: not a key removed.
                 let data = self.meta.contains_key(&key) || self.results.contains_key(&key);
@@ -873,7 +874,7 @@ impl Store {
 
     /// Marks what `key`'s result references, and, for a retained key or a result whose schema
     /// is not known (one read back from a snapshot), what its memoized reads depended on.
-    fn mark_key(&self, key: &str, marks: &mut Marks) {
+    fn mark_key(&self, key: &str, recent: Stamp, marks: &mut Marks) {
         let result = self.results.get(key);
         if result.is_some_and(|r| r.walk.is_some()) {
             marks.grey.push(Grey::Result(key.to_owned(), 0));
@@ -890,7 +891,12 @@ impl Store {
                 let reads = (0..entries.len()).map(|entry| Grey::Deps(key.to_owned(), entry, 0));
                 marks.grey.extend(reads);
             }
-            None if result.is_some() => marks.unknown = true,
+            // A result never read, or a key retained since `recent` and not read yet (a live
+            // view that has just started): what its read uses is not known, so the cycle
+            // removes no row. One retained before and never read (its reads fail) reads nothing.
+            None if result.is_some() || self.retained.get(key).is_some_and(|(_, since)| *since >= recent) => {
+                marks.unknown = true;
+            }
             None => {}
         }
     }
@@ -929,6 +935,10 @@ impl Store {
                 };
                 if from == 0 {
                     read.deps.tables.iter().for_each(|(table, _)| marker.table(table));
+                    // Rows the read found missing that are there now: the next read uses them.
+                    for (table, pk) in &read.deps.missing {
+                        marker.entity(table, pk);
+                    }
                 }
                 let slots = &read.deps.slots;
                 // Read again since with fewer dependencies: follow the new ones from the start.

@@ -397,8 +397,9 @@ pub struct Store {
     journal: Option<journal::Journal>,
     /// The collector, with a [`GcPolicy`] (R-GC-1).
     gc: Option<Box<gc::Gc>>,
-    /// The keys kept from the collector, and how many times each ([`Store::retain`]).
-    retained: KeyMap<u32>,
+    /// The keys kept from the collector, how many times each ([`Store::retain`]), and since
+    /// when.
+    retained: KeyMap<(u32, crate::tables::Stamp)>,
 }
 
 impl Default for Store {
