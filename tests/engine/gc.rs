@@ -322,6 +322,29 @@ async fn r_gc_4_a_byte_budget_evicts_the_least_recently_read_results() {
     assert!(pks(&store, "Todo").len() < 100 * 50 / 2);
 }
 
+/// R-GC-4: a result larger than a step's work is still evicted when only commits drive the
+/// cycle (their assists, each of which first does the work of its own write).
+#[tokio::test(start_paused = true)]
+async fn r_gc_4_a_large_result_is_evicted_by_the_commits_assists() {
+    const BUDGET: usize = 256 << 10;
+    let mut store = Store::new();
+    store.set_gc(GcPolicy::new().max_bytes(BUDGET).step_work(64));
+    let blob = Value::String("x".repeat(100 << 10));
+    store.set_response::<Value>("GET /blob", &(), &blob).unwrap();
+    let mut peak = 0;
+    // One small row per commit: an assist's work is less than the blob's cost.
+    for id in 0..2_000u32 {
+        tokio::time::advance(Duration::from_millis(10)).await;
+        let todo = json!({"id": id.to_string(), "title": "t"});
+        store
+            .set_response::<Todo>(&format!("GET /todos/{id}"), &(), &todo)
+            .unwrap();
+        peak = peak.max(store.bytes().unwrap());
+    }
+    assert!(store.meta("GET /blob").is_none(), "the blob was evicted");
+    assert!(peak <= BUDGET, "peak {peak} over the budget {BUDGET}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Review: failing tests that show bugs in the collector (not fixed here).
 // ---------------------------------------------------------------------------------------------

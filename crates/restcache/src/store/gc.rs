@@ -791,7 +791,10 @@ impl Store {
             ..
         } = gc;
         let cycle = cycle.as_mut().expect("a cycle runs");
-        let budget = *work;
+        // Whether this step has decided a key: a key costlier than the work left waits for the
+        // next step only then, so that one always gets decided (a commit's assist spends work
+        // on its own write first, and would otherwise defer a large key for ever).
+        let mut decided = false;
         loop {
             if *work == 0 {
                 return false;
@@ -810,11 +813,12 @@ impl Store {
             };
             let (bytes, last_used) = self.key_use(&key);
             // Freeing a result costs about its size: a unit per KiB. A key that does not fit in
-            // what is left of a step that has done some work waits for the next step.
+            // what is left of a step that has decided a key waits for the next step.
             let cost = 1 + bytes / 1024;
-            if cost > *work && *work < budget {
+            if cost > *work && decided {
                 return false;
             }
+            decided = true;
             cycle.next += 1;
             *work -= 1;
             let kept = self.retained.contains_key(&key)
