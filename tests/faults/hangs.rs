@@ -175,6 +175,18 @@ enum Free {
     Reset,
 }
 
+impl Free {
+    /// Frees the key of todo [`ID`] (which the cache holds) as `self` says.
+    fn apply(self, ctrl: &Controller, get: &RestEndpoint<Todo>) {
+        match self {
+            Free::Invalidate => ctrl.invalidate(get, params! { id: ID }).unwrap(),
+            Free::InvalidateAll => assert_eq!(ctrl.invalidate_all(get), 1),
+            Free::ExpireAll => assert_eq!(ctrl.expire_all(get), 1),
+            Free::Reset => ctrl.reset(),
+        }
+    }
+}
+
 /// R-EXP-2, R-EXP-4: a GET sent before `invalidate`, `invalidate_all` or `expire_all` and
 /// answered after it does not make the key fresh again: its caller gets the answer, but the key
 /// stays invalid (or expired), so the next read fetches. The answer was made before the app
@@ -190,12 +202,7 @@ async fn r_exp_2_a_get_sent_before_an_invalidation_leaves_the_key_invalid() {
         let hung = spawn_fetch(ctrl.fetch(&get, params! { id: ID }));
         let held = hold.arrived().await;
         drop(hold);
-        match free {
-            Free::Invalidate => ctrl.invalidate(&get, params! { id: ID }).unwrap(),
-            Free::InvalidateAll => assert_eq!(ctrl.invalidate_all(&get), 1),
-            Free::ExpireAll => assert_eq!(ctrl.expire_all(&get), 1),
-            Free::Reset => unreachable!(),
-        }
+        free.apply(&ctrl, &get);
         held.release();
         assert_eq!(
             hung.await.unwrap().unwrap().title,
@@ -303,12 +310,7 @@ async fn r_fetch_2_after_invalidate_expire_all_or_reset_a_read_does_not_join_a_h
         let held = hold.arrived().await;
         // Later requests to the path are answered at once.
         drop(hold);
-        match free {
-            Free::Invalidate => ctrl.invalidate(&get, params! { id: ID }).unwrap(),
-            Free::InvalidateAll => assert_eq!(ctrl.invalidate_all(&get), 1),
-            Free::ExpireAll => assert_eq!(ctrl.expire_all(&get), 1),
-            Free::Reset => ctrl.reset(),
-        }
+        free.apply(&ctrl, &get);
         let sent = server.requests().len();
         let mut read: Pin<Box<dyn Future<Output = Result<Arc<Todo>, Error>> + '_>> = if suspense {
             Box::pin(ctrl.suspense(&get, params! { id: ID }))

@@ -304,9 +304,8 @@ async fn bad_args_or_a_member_that_is_not_a_get_are_a_typed_error_status() {
     assert!(server.requests().is_empty());
 }
 
-/// Reads todo 1, then todo 4 once the test says so.
-#[component]
-fn Switcher() -> Element {
+/// The id of the todo to read: 1, then 4 once the test says so (through `probe.switch`).
+fn use_switched_id() -> Signal<u64> {
     let mut id = use_signal(|| 1);
     let probe = use_context::<Probe>();
     use_hook(move || {
@@ -318,6 +317,14 @@ fn Switcher() -> Element {
             }
         })
     });
+    id
+}
+
+/// Reads todo 1, then todo 4 once the test says so.
+#[component]
+fn Switcher() -> Element {
+    let id = use_switched_id();
+    let probe = use_context::<Probe>();
     let status = use_live(&todos().get(), params! { id: id() });
     if let ReadStatus::Ready(todo) = &*status.read() {
         probe.shown.borrow_mut().push(Arc::downgrade(todo));
@@ -343,17 +350,7 @@ async fn r_sub_use_live_follows_its_args_to_another_key() {
 /// Reads todo 1, then todo 4 once the test says so, through the handle its first render got.
 #[component]
 fn FirstHandle() -> Element {
-    let mut id = use_signal(|| 1);
-    let probe = use_context::<Probe>();
-    use_hook(move || {
-        let switch = probe.switch.borrow_mut().take();
-        spawn(async move {
-            if let Some(switch) = switch {
-                let _ = switch.await;
-                id.set(4);
-            }
-        })
-    });
+    let id = use_switched_id();
     let status = use_live(&todos().get(), params! { id: id() });
     let first = use_hook(|| status);
     let handle = if first == status {
