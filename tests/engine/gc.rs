@@ -85,6 +85,17 @@ fn step_until_sweeping(store: &mut Store) {
     }
 }
 
+/// A store collecting in steps of `step_work`, holding `GET /todos`: a collection of todos 1..=3
+/// owned by user u1.
+fn todos_collection(step_work: usize) -> Store {
+    let mut store = Store::new();
+    store.set_gc(GcPolicy::new().max_age(AGE).step_work(step_work));
+    store
+        .set_response::<Collection<Vec<Todo>>>("GET /todos", &(), &todos(1..=3, "u1"))
+        .unwrap();
+    store
+}
+
 /// What a whole cycle removed: keys and rows.
 fn collect(store: &mut Store) -> (usize, usize) {
     let report = store.gc();
@@ -173,11 +184,9 @@ async fn r_gc_2_a_cycle_runs_in_bounded_steps_and_keeps_what_is_written_meanwhil
     store
         .set_response::<Vec<Todo>>("GET /new", &(), &todos(5000..5003, "u2"))
         .unwrap();
-    store
-        .set_response::<Todo>("PATCH /todos/5", &(), &json!({"id": "5", "completed": true}))
-        .unwrap();
     let mut steps = 1;
     let mut total = first;
+    let mut patched = false;
     loop {
         let step = store.gc_step();
         steps += 1;
@@ -186,7 +195,15 @@ async fn r_gc_2_a_cycle_runs_in_bounded_steps_and_keeps_what_is_written_meanwhil
         if step.done {
             break;
         }
+        // Once the sweep has begun, todo 5 (found unreferenced) is written.
+        if step.rows > 0 && !patched {
+            store
+                .set_response::<Todo>("PATCH /todos/5", &(), &json!({"id": "5", "completed": true}))
+                .unwrap();
+            patched = true;
+        }
     }
+    assert!(patched);
     assert!(steps > 1000 / 32, "{steps} steps");
     assert_eq!(total.keys, 10, "every old page");
     let mut kept = pks(&store, "Todo");
@@ -607,11 +624,7 @@ async fn r_gc_5_a_key_retained_while_a_cycle_runs_keeps_the_row_it_shows() {
 async fn r_gc_2_a_list_written_while_sweeping_keeps_its_members() {
     use restcache::schema::{Page, Push};
     type Todos = Collection<Vec<Todo>>;
-    let mut store = Store::new();
-    store.set_gc(GcPolicy::new().max_age(AGE).step_work(8));
-    store
-        .set_response::<Todos>("GET /todos", &(), &todos(1..=3, "u1"))
-        .unwrap();
+    let mut store = todos_collection(8);
     // A later table, swept first: the sweep is under way before it reaches the todos.
     let posts: Vec<Value> = (0..100)
         .map(|i| json!({"id": i, "type": "post", "content": "c"}))
@@ -846,4 +859,62 @@ async fn r_gc_5_a_key_retained_long_ago_and_never_read_does_not_stop_collection(
     tokio::time::advance(AGE * 2).await;
     store.gc();
     assert!(pks(&store, "Todo").is_empty(), "rows left: {:?}", pks(&store, "Todo"));
+}
+
+/// R-GC-3 with R-GC-1: a row the sweep keeps because it is young keeps what it references,
+/// though no kept key reaches it: a list a push made young (its key old and removed) keeps its
+/// old members, and a todo written since (by a key whose result is gone) its old owner. A page
+/// that joins the list later reads every member whole.
+#[tokio::test(start_paused = true)]
+async fn r_gc_3_a_young_row_no_key_reaches_keeps_what_it_references() {
+    use restcache::schema::{Page, Push};
+    type Todos = Collection<Vec<Todo>>;
+    let mut store = store();
+    store
+        .set_response::<Todos>("GET /todos", &(), &todos(1..=3, "u1"))
+        .unwrap();
+    tokio::time::advance(AGE + Duration::from_secs(1)).await;
+    store
+        .set_response::<Push<Todos>>("POST /todos", &(), &json!({"id": "4", "title": "todo 4"}))
+        .unwrap();
+    store
+        .set_response::<Todo>("PATCH /todos/1", &(), &json!({"id": "1", "title": "new"}))
+        .unwrap();
+    store.invalidate("PATCH /todos/1");
+    let (keys, _) = collect(&mut store);
+    assert_eq!(keys, 1, "the old GET /todos is removed");
+    assert_eq!(pks(&store, "Todo"), ["1", "2", "3", "4"], "the young list's members");
+    assert_eq!(pks(&store, "User"), ["u1"], "the young todo 1's owner");
+    store
+        .set_response::<Page<Todos>>("GET /todos", &(), &todos([5], "u5"))
+        .unwrap();
+    let list = store.get_response::<Todos>("GET /todos", &()).unwrap().data.unwrap();
+    let ids: Vec<&str> = list.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["1", "2", "3", "4", "5"]);
+    assert_eq!(list[0].title, "new");
+    assert_eq!(list[0].owner.as_ref().map(|u| u.name.as_str()), Some("u1"));
+}
+
+/// R-GC-2 with R-GC-3: a list a push writes while the cycle marks is kept by the sweep (it is
+/// new), and so are its members, though the key that fetched the list is old and removed.
+#[tokio::test(start_paused = true)]
+async fn r_gc_2_a_list_pushed_to_while_marking_keeps_its_members() {
+    use restcache::schema::Push;
+    type Todos = Collection<Vec<Todo>>;
+    let mut store = todos_collection(8);
+    for i in 0..20 {
+        store
+            .set_response::<serde_json::Value>(&format!("GET /motd/{i}"), &(), &json!(i))
+            .unwrap();
+    }
+    tokio::time::advance(AGE * 2).await;
+    let first = store.gc_step();
+    assert!(!first.done && first.rows == 0, "still deciding keys");
+    store
+        .set_response::<Push<Todos>>("POST /todos", &(), &json!({"id": "4", "title": "todo 4"}))
+        .unwrap();
+    let rest = store.gc();
+    assert_eq!(first.keys + rest.keys, 21, "GET /todos and the 20 others");
+    assert_eq!(pks(&store, "Todo"), ["1", "2", "3", "4"]);
+    assert_eq!(pks(&store, "User"), ["u1"]);
 }

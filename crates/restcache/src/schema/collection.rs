@@ -304,9 +304,10 @@ pub(crate) fn walk_members<T: EntitySchema>(list: &dyn Any, from: usize, to: usi
     members.map_or(0, |m| refs_in::<T>(m.refs(), from, to, sink))
 }
 
-/// Registers how the list and map collections of `T` read back from a snapshot.
+/// Registers how the list and map collections of `T` read back from a snapshot, and how their
+/// references are walked.
 pub(crate) fn register_tables<T: EntitySchema>(registry: &mut Registry) {
-    registry.decoder(T::collection_key(), Decoder::List(decode_list::<T>));
+    registry.decoder(T::collection_key(), Decoder::List(decode_list::<T>, walk_members::<T>));
     super::map_collection::register_table::<T>(registry);
 }
 

@@ -52,7 +52,7 @@ fn read_entries<'s, T: EntitySchema>(
 /// Registers how the map collections of `T` read back from a snapshot (its lists are
 /// `Collection<Vec<T>>`'s to register).
 pub(super) fn register_table<T: EntitySchema>(registry: &mut Registry) {
-    registry.decoder(map_table::<T>(), Decoder::List(decode_entries::<T>));
+    registry.decoder(map_table::<T>(), Decoder::List(decode_entries::<T>, walk_entries::<T>));
 }
 
 /// A map collection's record from its JSON, an object of references (a snapshot's).

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::error::Error;
+use crate::refs::RefWalk;
 use crate::rows::Row;
 use crate::tables::List;
 
@@ -19,8 +20,8 @@ pub(crate) enum Decoder {
         json: fn(&Value) -> Option<Box<dyn Row>>,
         text: fn(&str) -> Option<Box<dyn Row>>,
     },
-    /// A collection table's lists.
-    List(fn(&Value) -> Option<Box<dyn List>>),
+    /// A collection table's lists, and how the collector walks their references.
+    List(fn(&Value) -> Option<Box<dyn List>>, RefWalk),
 }
 
 /// The entity keys a store has seen, with the Rust type that uses each.
@@ -59,6 +60,15 @@ impl Registry {
     /// The table named `name`, by its static name, and how its records read back.
     pub(crate) fn table(&self, name: &str) -> Option<(&'static str, Decoder)> {
         self.decoders.get_key_value(name).map(|(k, d)| (*k, *d))
+    }
+
+    /// How the lists of collection table `name` report their references, once a schema that
+    /// writes them has been seen.
+    pub(crate) fn list_walk(&self, name: &str) -> Option<RefWalk> {
+        match self.decoders.get(name)? {
+            Decoder::List(_, walk) => Some(*walk),
+            Decoder::Row { .. } => None,
+        }
     }
 
     /// The first clash found, as `Error::InvalidConfig`.

@@ -10,6 +10,8 @@
 //!   other key is removed with its result and meta. The rows a kept result references are
 //!   marked, and so are the rows those rows reference, through each schema's
 //!   [`refs`](crate::schema::Schema::refs): a worklist of rows, list slices and whole tables.
+//!   In a cycle started within budget, the rows the sweep keeps for their age are marked from
+//!   too (each table is looked through once), so what they reference stays.
 //! - **Sweep.** Each table is walked from its last row down; a row left unmarked is removed
 //!   when it is older than `max_age`, or at once in a cycle started over budget (but for a
 //!   young INVALID mark); a row written since the cycle started never is. The last row takes
@@ -166,6 +168,10 @@ enum Grey {
     List(TableId, u32, RefWalk, usize),
     /// A table whose rows from `.1` on are still to mark.
     Table(TableId, usize),
+    /// A table whose rows from `.1` on are still to look at for young ones.
+    Young(TableId, usize),
+    /// A list row written in the mark phase, which the sweep keeps.
+    Keep(TableId, u32),
     /// A key whose result's references from `.1` on are still to follow.
     Result(String, usize),
     /// A key's memoized read (`.1`, by its place) whose dependencies from `.2` on are still to
@@ -218,6 +224,9 @@ struct Marks {
     unknown: bool,
     /// The bytes of the kept keys and marked rows.
     kept: usize,
+    /// In a cycle started within budget: rows written since this are young, and the sweep
+    /// keeps them, so they are marked like the rows a kept key references.
+    young: Option<Stamp>,
 }
 
 impl Marks {
@@ -235,6 +244,7 @@ impl Marks {
         self.lists.clear();
         self.unknown = false;
         self.kept = 0;
+        self.young = None;
     }
 
     fn is_marked(&self, table: TableId, row: usize) -> bool {
@@ -299,6 +309,15 @@ impl Marker<'_> {
         }
     }
 
+    /// Marks a list row; one not marked before is kept and its references walked.
+    fn reach_list(&mut self, table: TableId, row: usize, walk: RefWalk) {
+        if self.marks.mark(table, row) {
+            self.kept(table, row);
+            self.marks.lists.insert((table, row as u32), walk);
+            self.marks.grey.push(Grey::List(table, row as u32, walk, 0));
+        }
+    }
+
     /// Follows a slice of what `value` references from `from` on; the rest waits, as
     /// `rest(from + SLICE)`, beneath what the slice found. Returns the work.
     fn walk_slice(&mut self, walk: RefWalk, value: &dyn Any, from: usize, rest: impl FnOnce(usize) -> Grey) -> usize {
@@ -319,12 +338,8 @@ impl Visit for Marker<'_> {
     }
 
     fn list(&mut self, table: &str, pk: &str, walk: RefWalk) {
-        if let Some((id, row)) = self.find(table, pk)
-            && self.marks.mark(id, row)
-        {
-            self.kept(id, row);
-            self.marks.lists.insert((id, row as u32), walk);
-            self.marks.grey.push(Grey::List(id, row as u32, walk, 0));
+        if let Some((id, row)) = self.find(table, pk) {
+            self.reach_list(id, row, walk);
         }
     }
 
@@ -405,7 +420,7 @@ impl Gc {
     }
 
     /// Row `row` (`pk`) of table `table` was written: measured again, and kept by a running
-    /// cycle (its references followed in the mark phase; a list row only in the sweep).
+    /// cycle with what it references (in the sweep, an entity row's when the commit ends).
     ///
     /// `fresh`: the row was added, or started afresh (it held nothing before this write).
     pub fn row_written(&mut self, table: TableId, row: usize, pk: &Pk, slot: &Slot, fresh: bool) {
@@ -418,12 +433,11 @@ impl Gc {
         let Some(cycle) = self.cycle.as_mut() else { return };
         let list = matches!(slot.record, Record::List(_));
         match cycle.sweep {
-            // A list is kept by the keys that reference it; one already marked is walked again.
-            None if list => {
-                if let Some(walk) = marks.lists.get(&(table, row as u32)) {
-                    marks.grey.push(Grey::List(table, row as u32, *walk, 0));
-                }
-            }
+            // The sweep keeps the list: one already marked is walked again, another marked.
+            None if list => match marks.lists.get(&(table, row as u32)) {
+                Some(walk) => marks.grey.push(Grey::List(table, row as u32, *walk, 0)),
+                None => marks.grey.push(Grey::Keep(table, row as u32)),
+            },
             // Followed even if marked before: the write may have given it new references.
             None => {
                 if marks.mark(table, row) {
@@ -699,7 +713,14 @@ impl Store {
     fn collect(&mut self, gc: &mut Gc, mut work: usize, since: Stamp, started: Stamp) -> GcReport {
         if gc.cycle.is_none() {
             gc.marks.reset();
-            gc.cycle = Some(self.start_cycle(gc, since, started));
+            let cycle = self.start_cycle(gc, since, started);
+            // Within budget the sweep keeps young rows, and what they reference with them.
+            if cycle.budget.is_none() {
+                gc.marks.young = Some(cycle.old_before);
+                let tables = self.tables.iter().count() as TableId;
+                gc.marks.grey.extend((0..tables).map(|id| Grey::Young(id, 0)));
+            }
+            gc.cycle = Some(cycle);
         }
         if gc.cycle.as_ref().is_some_and(|c| c.sweep.is_none()) && self.mark(gc, &mut work) {
             let cycle = gc.cycle.as_mut().expect("a cycle runs");
@@ -964,6 +985,53 @@ impl Store {
                 (from..to).for_each(|row| marker.reach(id, row));
                 (to - from).max(1)
             }
+            Grey::Young(id, from) => {
+                let (Some(young), Some(table)) = (marker.marks.young, tables.get_table(id)) else {
+                    return 1;
+                };
+                let to = table.rows.len().min(from + SLICE);
+                if to < table.rows.len() {
+                    marker.marks.grey.push(Grey::Young(id, to));
+                }
+                for row in from..to {
+                    if table
+                        .rows
+                        .get_index(row)
+                        .is_some_and(|(_, s)| s.meta.written_at >= young)
+                    {
+                        self.keep_row(&mut marker, id, row);
+                    }
+                }
+                (to - from).max(1)
+            }
+            Grey::Keep(id, row) => {
+                self.keep_row(&mut marker, id, row as usize);
+                1
+            }
+        }
+    }
+
+    /// Marks a row the sweep keeps whatever references it, to follow what it references: an
+    /// entity's nested rows, or a list's members through its table's walk (the walk of a table
+    /// no schema has written or read since the store started is not known: the cycle removes
+    /// no row).
+    fn keep_row(&self, marker: &mut Marker<'_>, id: TableId, row: usize) {
+        let Some((_, slot)) = self.tables.get_table(id).and_then(|t| t.rows.get_index(row)) else {
+            return;
+        };
+        match &slot.record {
+            Record::Entity(_) => marker.reach(id, row),
+            Record::List(_) => {
+                let walk = self
+                    .tables
+                    .name(id)
+                    .and_then(|name| self.memo.lock().registry.list_walk(name));
+                match walk {
+                    Some(walk) => marker.reach_list(id, row, walk),
+                    None => marker.marks.unknown = true,
+                }
+            }
+            Record::Invalid => {}
         }
     }
 

@@ -531,9 +531,9 @@ pub(super) fn read_record<T>(
         (RecordOf::Entity(t), Decoder::Row { json, text }) => {
             (row(t, json, text)?.map(Record::Entity)).ok_or_else(|| "does not read back as its entity's row".to_owned())
         }
-        (RecordOf::List(t), Decoder::List(decode)) => (list(t)?.and_then(|json| decode(&json)).map(Record::List))
+        (RecordOf::List(t), Decoder::List(decode, _)) => (list(t)?.and_then(|json| decode(&json)).map(Record::List))
             .ok_or_else(|| "is not a list of its collection's references".to_owned()),
-        (RecordOf::Entity(_), Decoder::List(_)) => Err("is an entity in a collection table".to_owned()),
+        (RecordOf::Entity(_), Decoder::List(..)) => Err("is an entity in a collection table".to_owned()),
         (RecordOf::List(_), Decoder::Row { .. }) => Err("is a list in an entity table".to_owned()),
     };
     read().map_err(|why| invalid(format!("row {pk:?} of {table:?} {why}")))
