@@ -918,3 +918,38 @@ async fn r_gc_2_a_list_pushed_to_while_marking_keeps_its_members() {
     assert_eq!(pks(&store, "Todo"), ["1", "2", "3", "4"]);
     assert_eq!(pks(&store, "User"), ["u1"]);
 }
+
+/// R-COL-7 and R-COL-4 with R-GC-2: a list the sweep is about to remove counts as gone, so a
+/// remove or a push that joins it while the cycle sweeps leaves it alone: the list neither
+/// becomes the one entity the answer names nor outlives the cycle.
+#[tokio::test(start_paused = true)]
+async fn r_col_7_a_join_while_sweeping_leaves_a_list_the_sweep_removes() {
+    use restcache::schema::{Push, Remove};
+    type Todos = Collection<Vec<Todo>>;
+    for push in [false, true] {
+        let mut store = Store::new();
+        store.set_gc(GcPolicy::new().max_age(AGE).step_work(1));
+        // An empty list first, so that the lists' table is swept after the todos'.
+        store
+            .set_response::<Todos>("GET /todos?x=1", &json!({"x": "1"}), &json!([]))
+            .unwrap();
+        store
+            .set_response::<Todos>("GET /todos", &(), &todos(1..=3, "u1"))
+            .unwrap();
+        tokio::time::advance(AGE + Duration::from_secs(1)).await;
+        step_until_sweeping(&mut store);
+        if push {
+            let created = json!({"id": "4", "title": "todo 4"});
+            store.set_response::<Push<Todos>>("POST /todos", &(), &created).unwrap();
+        } else {
+            let removed = json!({"id": "2", "title": "todo 2"});
+            store
+                .set_response::<Remove<Todos>>("PATCH /todos/2", &(), &removed)
+                .unwrap();
+        }
+        store.gc();
+        let list = store.get_response::<Todos>("GET /todos", &()).unwrap().data;
+        assert!(list.is_none(), "push: {push}: {list:?}");
+        assert_eq!(pks(&store, "[Todo]"), Vec::<String>::new(), "push: {push}");
+    }
+}

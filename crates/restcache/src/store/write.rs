@@ -407,18 +407,18 @@ impl Store {
         layer: Option<u64>,
     ) -> Result<Option<Arc<S::Output>>, Error> {
         self.check_schema::<S>()?;
-        let Outcome { result, mut pending } = normalized;
+        let Outcome { result, pending } = normalized;
         let written = result.clone();
         let meta = Arc::new(EntityMeta::new(opts.fetched_at, opts.fetched_at, opts.fetched_at));
-        let pages: Vec<_> = std::mem::take(&mut pending.pages)
-            .into_iter()
+        // The commit tells a page from a join by them.
+        let pages: Vec<_> = (pending.pages.iter())
             .map(|(table, pk, refs)| {
                 let slot = Slot {
-                    record: Record::List(refs),
+                    record: Record::List(refs.clone()),
                     meta: RowMeta::of(&meta),
                     version: 0,
                 };
-                (table, pk, slot)
+                (*table, pk.clone(), slot)
             })
             .collect();
         self.commit(key, args, (Arc::new(result), walk_result::<S>), pending, opts, layer);
@@ -612,6 +612,7 @@ pub(super) fn apply_pending(
     mut observers: Observers<'_>,
 ) -> usize {
     let mut written = 0;
+    let page = |name: &str, pk: &str| (pending.pages.iter()).any(|(t, p, _)| *t == name && p == pk);
     for PendingTable {
         name,
         rows,
@@ -641,6 +642,9 @@ pub(super) fn apply_pending(
         }
         for (index, (pk, slot)) in rows.into_iter().enumerate() {
             let edit = edit_at(&edits, index);
+            // A join (push, unshift, remove, move) edits the lists stored: one the sweep running
+            // will remove counts as gone, and is left to it (a page starts its list afresh).
+            let join = edit.is_some() && !page(name, &pk);
             let hash = hashes.get(index).copied().unwrap_or_else(|| PkHasher::pk(&pk));
             // A new row is added as an INVALID mark with the write's meta, then takes its record.
             let (row, stored, added) = t.rows.get_or_insert_hashed(hash, pk, &[], || Slot {
@@ -648,7 +652,11 @@ pub(super) fn apply_pending(
                 meta: RowMeta::of(meta),
                 version: 0,
             });
-            let fresh = added || observers.gc.as_deref().is_some_and(|gc| gc.is_garbage(id, row, stored));
+            let garbage = !added && observers.gc.as_deref().is_some_and(|gc| gc.is_garbage(id, row, stored));
+            if garbage && join {
+                continue;
+            }
+            let fresh = added || garbage;
             let changed = if fresh {
                 stored.record = slot.record;
                 stored.meta = RowMeta::of(meta);
@@ -996,5 +1004,43 @@ mod tests {
         assert!(written.is_ok(), "{written:?}");
         let list = &store.inspect()["entities"]["[Tag]"]["rows"][0];
         assert_eq!((&list["pk"], &list["record"]), (&json!("{}"), &json!(["old", "new"])));
+    }
+
+    /// R-GC-2 with R-PAGE-3: a page written onto a list the running sweep will remove starts
+    /// the list afresh, whether it is set or fetched (a fetch commits the page it resolves to
+    /// apart from the list it joins).
+    #[tokio::test(start_paused = true)]
+    async fn r_gc_2_a_page_starts_afresh_a_list_the_sweep_removes() {
+        use crate::store::GcPolicy;
+        for fetched in [false, true] {
+            let mut store = Store::new();
+            store.set_gc(GcPolicy::new().max_age(Duration::ZERO).step_work(1));
+            // An empty list first, so that the lists' table is swept after the tags'.
+            store
+                .set_response::<Tags>("GET /tags?x=1", &json!({"x": "1"}), &json!([]))
+                .unwrap();
+            let abc = json!([{"name": "a"}, {"name": "b"}, {"name": "c"}]);
+            store.set_response::<Tags>("GET /tags", &(), &abc).unwrap();
+            tokio::time::advance(Duration::from_secs(1)).await;
+            while store.gc_step().rows == 0 {}
+            let page = json!([{"name": "d"}]);
+            if fetched {
+                let bytes = serde_json::to_vec(&page).unwrap();
+                let syntax = |e| syntax_error(e, None);
+                let (args, opts) = (json!({}), WriteOptions::new());
+                let normalized = Store::normalize_fetched::<Page<Tags>>("GET /tags", &args, &bytes, opts, &syntax);
+                (store.commit_fetched::<Page<Tags>>("GET /tags", &args, normalized.unwrap(), opts, None)).unwrap();
+            } else {
+                store.set_response::<Page<Tags>>("GET /tags", &(), &page).unwrap();
+            }
+            store.gc();
+            let lists = store.inspect()["entities"]["[Tag]"]["rows"].clone();
+            let list = lists.as_array().unwrap().iter().find(|r| r["pk"] == "{}").cloned();
+            assert_eq!(
+                list.map(|r| r["record"].clone()),
+                Some(json!(["d"])),
+                "fetched: {fetched}"
+            );
+        }
     }
 }
