@@ -216,3 +216,46 @@ fn r_union_4_a_list_of_the_variant_read_as_the_union_drops_its_references() {
     assert_eq!(read.status, ExpiryStatus::Valid);
     assert_eq!(read.data.as_deref().map(Vec::len), Some(0));
 }
+
+/// R-NORM-4 with R-UNION-3: a union given anything but an object is an `InvalidResponse` at the
+/// value's place, whether it picks its variant by an attribute or by a function, from a `Value`
+/// or from bytes.
+#[test]
+fn r_norm_4_a_union_refuses_a_value_that_is_not_an_object() {
+    #[derive(Clone, Debug, PartialEq, Union)]
+    #[union(attribute = "type")]
+    enum PlainFeed {
+        Link(Link),
+        Post(Post),
+    }
+    let refused = |err: &Error, at: &str| {
+        matches!(err, Error::InvalidResponse { entity: Some(_), position, reason, .. }
+            if position == at && reason.starts_with("expected an object for") && reason.contains("found"))
+    };
+    for bad in [
+        json!("1"),
+        json!(5),
+        json!(true),
+        json!(null),
+        json!([{"id": 1, "type": "link"}]),
+    ] {
+        let mut store = Store::new();
+        let err = store
+            .set_response::<SuffixedFeed>("GET /feed/1", &(), &bad)
+            .unwrap_err();
+        assert!(refused(&err, ""), "SuffixedFeed {bad}: {err:?}");
+        let err = store.set_response::<PlainFeed>("GET /feed/1", &(), &bad).unwrap_err();
+        assert!(refused(&err, ""), "PlainFeed {bad}: {err:?}");
+        let bytes = serde_json::to_vec(&bad).unwrap();
+        let err = store
+            .set_response_bytes::<PlainFeed>("GET /feed/1", &(), &bytes)
+            .unwrap_err();
+        assert!(refused(&err, ""), "PlainFeed from bytes {bad}: {err:?}");
+        assert_eq!(store.keys().count(), 0, "nothing written");
+    }
+    let body = json!({"a": {"id": 1, "type": "link"}, "b": "oops"});
+    let err = Store::new()
+        .set_response::<Values<PlainFeed>>("GET /feed", &(), &body)
+        .unwrap_err();
+    assert!(refused(&err, "/b"), "{err:?}");
+}

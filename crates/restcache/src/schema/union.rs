@@ -5,11 +5,11 @@ use std::marker::PhantomData;
 
 use serde::Deserialize;
 use serde::de::value::StringDeserializer;
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, IntoDeserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::entity::invalidated_pk;
-use super::normalize::{fail, invalid, take_error, with};
+use super::normalize::{fail, invalid, refuse_other_kinds, take_error, with};
 use crate::pk::string_form;
 use crate::refs::{EntityRef, RefSink, UnionRef};
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
@@ -110,18 +110,14 @@ pub fn collection_key(keys: &[&str]) -> String {
 #[doc(hidden)]
 pub fn normalize<'de, U: Union, D: Deserializer<'de>>(de: D) -> Result<UnionRef, D::Error> {
     match U::ATTRIBUTE {
-        Some(attribute) => de.deserialize_map(ByAttribute::<U> {
+        Some(attribute) => de.deserialize_any(ByAttribute::<U> {
             attribute,
             union: PhantomData,
         }),
         None => {
             let value = Value::deserialize(de)?;
             if !value.is_object() {
-                let found = crate::json::kind(&value);
-                return Err(invalid(
-                    Some(U::NAME),
-                    format!("expected an object for {}, found {found}", U::NAME),
-                ));
+                return Err(not_an_object::<U, D::Error>(crate::json::kind(&value)));
             }
             let selected = with(|n| U::select(&value, n.parent.as_ref(), n.parent_key));
             match selected {
@@ -134,6 +130,14 @@ pub fn normalize<'de, U: Union, D: Deserializer<'de>>(de: D) -> Result<UnionRef,
             }
         }
     }
+}
+
+/// The error of a union given a value of another JSON kind (`found`) than an object.
+fn not_an_object<U: Union, E: de::Error>(found: &str) -> E {
+    invalid(
+        Some(U::NAME),
+        format!("expected an object for {}, found {found}", U::NAME),
+    )
 }
 
 /// The reference to the entity `pk` of variant `i`.
@@ -168,6 +172,12 @@ impl<'de, U: Union> Visitor<'de> for ByAttribute<U> {
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "an object for {}", U::NAME)
+    }
+
+    refuse_other_kinds!(self, |found| not_an_object::<U, E>(found));
+
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<UnionRef, A::Error> {
+        Err(not_an_object::<U, A::Error>("an array"))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<UnionRef, A::Error> {
