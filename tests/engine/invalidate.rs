@@ -126,14 +126,17 @@ fn r_res_7_an_empty_batch_response_uses_the_request_body() {
 fn r_resp_6_a_batch_element_without_pk_is_an_error_and_writes_nothing() {
     let mut store = seeded();
     let before = store.inspect();
-    let err = store
-        .set_response::<Vec<Invalidate<Todo>>>("DELETE /todos", &(), &json!(["1", {"x": 1}]))
-        .unwrap_err();
-    assert!(
-        matches!(&err, restcache::Error::InvalidResponse { position, .. } if position == "/1"),
-        "{err:?}"
-    );
-    assert_eq!(store.inspect(), before);
+    for answer in [json!(["1", {"x": 1}]), json!(["1", null]), json!([null])] {
+        let err = store
+            .set_response::<Vec<Invalidate<Todo>>>("DELETE /todos", &(), &answer)
+            .unwrap_err();
+        let at = if answer[0].is_null() { "/0" } else { "/1" };
+        assert!(
+            matches!(&err, restcache::Error::InvalidResponse { position, .. } if position == at),
+            "{answer}: {err:?}"
+        );
+        assert_eq!(store.inspect(), before, "{answer}");
+    }
 }
 
 #[test]

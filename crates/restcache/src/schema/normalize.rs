@@ -528,7 +528,11 @@ impl<'de, S: Schema> Visitor<'de> for ListVisitor<S> {
             let mut i = 0;
             loop {
                 with(|n| n.path.push(Seg::Index(i)));
-                let item = seq.next_element_seed(OptionSeed::<S>(std::marker::PhantomData));
+                let mut item = seq.next_element_seed(OptionSeed::<S>(std::marker::PhantomData));
+                // Each element of a delete's list names a pk (R-RESP-6): a null names none.
+                if matches!(S::KIND, SchemaKind::Invalidate) && matches!(item, Ok(Some(None))) {
+                    item = Err(invalid(None, "missing or empty primary key"));
+                }
                 if item.is_err() {
                     note_failure(None);
                 }
