@@ -445,3 +445,32 @@ fn r_norm_9_an_unchanged_write_keeps_versions_and_identity() {
     assert_eq!(v1["results"][0]["version"], v2["results"][0]["version"]);
     assert_ne!(v1["version"], v2["version"], "it is still a commit");
 }
+
+/// R-NORM-3: an object that names an entity names its pk as a row holds it: args `{id: 1}` name
+/// the row of an `f64` pk read from `1`, and so does `1.0`; a number given as a string still
+/// names the pk its text is.
+#[test]
+fn r_norm_3_args_name_a_float_pk_as_the_row_does() {
+    #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    struct Reading {
+        #[entity(pk)]
+        id: f64,
+        v: String,
+    }
+    let mut store = Store::new();
+    store
+        .set_response::<Vec<Reading>>(
+            "GET /readings",
+            &(),
+            &json!([{"id": 1, "v": "a"}, {"id": 2.5, "v": "b"}]),
+        )
+        .unwrap();
+    for (args, v) in [
+        (json!({"id": 1}), "a"),
+        (json!({"id": 1.0}), "a"),
+        (json!({"id": "2.5"}), "b"),
+    ] {
+        let read = store.get_response::<Reading>("GET /readings/x", &args).unwrap();
+        assert_eq!(read.data.map(|r| r.v.clone()).as_deref(), Some(v), "{args}");
+    }
+}

@@ -157,6 +157,18 @@ pub mod __private {
         crate::pk::pk_string(input.get(field))
     }
 
+    /// `#[entity(pk)]`: the pk of an object by one field of type `T`: the value read as a `T`,
+    /// as a row holds it (a `1` for an `f64` is `1.0`), or, when it is no `T` (a number given
+    /// as a string), the value as the pk rule takes it.
+    pub fn pk_field_as<T: serde::de::DeserializeOwned + serde::Serialize>(
+        input: &Value,
+        field: &str,
+    ) -> Option<String> {
+        let value = input.get(field)?;
+        let typed = T::deserialize(value).ok().and_then(|v| crate::pk::pk_of(&v));
+        typed.or_else(|| crate::pk::pk_string(Some(value)))
+    }
+
     /// The heap bytes a row's field holds (R-GC-4).
     pub fn heap_bytes<T: serde::Serialize + ?Sized>(value: &T) -> usize {
         crate::heap_size::heap_bytes(value)
