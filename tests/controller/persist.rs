@@ -250,3 +250,126 @@ async fn r_pers_1_changes_a_save_lost_are_written_by_a_compaction() {
     assert_eq!(flaky.saves.load(Ordering::Relaxed), 2, "saves go on");
     assert_eq!(flaky.compacted.lock().len(), 2);
 }
+
+/// Keeps every change it is given; while `shut`, a save waits, after telling `entered` that it
+/// started.
+#[derive(Clone)]
+struct Gated {
+    saved: Arc<Mutex<Vec<Change>>>,
+    shut: Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
+    entered: std::sync::mpsc::Sender<()>,
+    /// Whether to ask for a compaction (until one is done).
+    compact: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Gated {
+    /// Shut, telling `entered` of each save.
+    fn new(entered: std::sync::mpsc::Sender<()>) -> Self {
+        Gated {
+            saved: Arc::default(),
+            shut: Arc::new((std::sync::Mutex::new(true), std::sync::Condvar::new())),
+            entered,
+            compact: Arc::default(),
+        }
+    }
+
+    fn set_shut(&self, shut: bool) {
+        *self.shut.0.lock().unwrap() = shut;
+        self.shut.1.notify_all();
+    }
+}
+
+impl Persister for Gated {
+    fn restore(&mut self) -> Result<Vec<Change>, Error> {
+        Ok(self.saved.lock().clone())
+    }
+    fn save(&mut self, changes: &[Change]) -> Result<(), Error> {
+        let _ = self.entered.send(());
+        let (shut, opened) = &*self.shut;
+        let mut shut = shut.lock().unwrap();
+        while *shut {
+            shut = opened.wait(shut).unwrap();
+        }
+        self.saved.lock().extend_from_slice(changes);
+        Ok(())
+    }
+    fn compact(&mut self, state: &[Change]) -> Result<(), Error> {
+        *self.saved.lock() = state.to_vec();
+        self.compact.store(false, Ordering::SeqCst);
+        Ok(())
+    }
+    fn should_compact(&self) -> bool {
+        self.compact.load(Ordering::SeqCst)
+    }
+}
+
+/// A Controller persisted by `gated`, whose byte budget a large todo and three small ones
+/// pass: a cycle then keeps the most recent keys within half of it.
+fn gated_controller(gated: &Gated) -> Controller {
+    Controller::builder()
+        .persist(gated.clone(), schemas())
+        .gc(restcache::store::GcPolicy::new().max_bytes(52_000).step_work(1_000_000))
+        .build()
+        .unwrap()
+}
+
+/// The ids of the Todo rows, in the store's order.
+fn todo_rows(ctrl: &Controller) -> Vec<u64> {
+    let rows = ctrl.inspect()["entities"]["Todo"]["rows"].clone();
+    rows.as_array()
+        .map(|rows| rows.iter().map(|r| r["record"]["id"].as_u64().unwrap()).collect())
+        .unwrap_or_default()
+}
+
+/// Writes todo `id` (its title 20,000 bytes long if `large`) on a thread of its own, and
+/// returns once it is committed; the thread then saves it.
+fn write_todo(ctrl: &Controller, id: u64, large: bool) -> std::thread::JoinHandle<()> {
+    let title = if large {
+        "x".repeat(20_000)
+    } else {
+        format!("todo {id}")
+    };
+    let todo = json!({ "id": id, "userId": "u1", "title": title, "completed": false });
+    let writer = {
+        let ctrl = ctrl.clone();
+        std::thread::spawn(move || ctrl.set_response(&todos().get(), params! { id: id }, todo).unwrap())
+    };
+    while !todo_rows(ctrl).contains(&id) && !writer.is_finished() {
+        std::thread::yield_now();
+    }
+    writer
+}
+
+/// A save that waits until `gated` opens, on a thread of its own, once it has started.
+fn slow_save(ctrl: &Controller, entering: &std::sync::mpsc::Receiver<()>) -> std::thread::JoinHandle<()> {
+    let saving = {
+        let ctrl = ctrl.clone();
+        std::thread::spawn(move || ctrl.invalidate(&todos().get(), params! { id: 99 }).unwrap())
+    };
+    entering.recv().unwrap();
+    saving
+}
+
+/// R-PERS-1 with R-GC-1: the changes made while a save runs are saved after it, and a restart
+/// restores the rows in the store's order, even when the collector removed a row created in
+/// that window (the table's last row taking its place).
+#[test]
+fn r_pers_1_a_row_created_and_collected_while_a_save_runs_restores_in_order() {
+    let (entered, entering) = std::sync::mpsc::channel();
+    let gated = Gated::new(entered);
+    let ctrl = gated_controller(&gated);
+    let slow = slow_save(&ctrl, &entering);
+    let writers: Vec<_> = (1..=4).map(|id| write_todo(&ctrl, id, id % 2 == 0)).collect();
+    assert_eq!(todo_rows(&ctrl), [4, 2, 3], "todo 1 collected, todo 4 in its place");
+    gated.set_shut(false);
+    slow.join().unwrap();
+    writers.into_iter().for_each(|w| w.join().unwrap());
+
+    let again = Controller::builder().persist(gated.clone(), schemas()).build().unwrap();
+    assert_eq!(
+        todo_rows(&again),
+        todo_rows(&ctrl),
+        "a restart restores the rows in their order"
+    );
+    assert_eq!(again.snapshot(), ctrl.snapshot());
+}

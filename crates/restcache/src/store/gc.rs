@@ -28,6 +28,7 @@
 use std::any::Any;
 use std::time::Duration;
 
+use super::change::Change;
 use super::{EndpointMeta, Store, StoredResult};
 use crate::pk::Pk;
 use crate::refs::{AnyStored, RefSink, RefWalk, Visit};
@@ -1067,6 +1068,7 @@ impl Store {
             if marks.is_marked(id, row) {
                 continue;
             }
+            let name = self.tables.name(id);
             let t = self.tables.table_mut(id);
             let Some((_, slot)) = t.rows.get_index(row) else {
                 continue;
@@ -1079,12 +1081,21 @@ impl Store {
                 (Some(_), false) => t.rows.get_index(last).map(|(pk, _)| pk.clone()),
                 _ => None,
             };
+            // A row written since the changes were last taken may be saved nowhere yet: its
+            // state goes with its removal, to give it the place the removal gives away.
+            let was = match (&self.journal, name) {
+                (Some(journal), Some(name)) if journal.since <= slot.meta.written_at => {
+                    (t.rows.get_index(row)).map(|(pk, slot)| Change::row(name, pk.as_str(), slot))
+                }
+                _ => None,
+            };
+            let t = self.tables.table_mut(id);
             let Some((pk, _)) = t.rows.swap_remove(row) else {
                 continue;
             };
             t.version = Store::bump(&mut self.next_version);
             if let Some(journal) = self.journal.as_mut() {
-                journal.forget(id, &pk, moved.as_ref());
+                journal.forget(id, &pk, moved.as_ref(), was);
             }
             let last_marked = marks.is_marked(id, last);
             marks.set(id, row, last_marked);

@@ -1,12 +1,13 @@
 //! What changed in a store since it was last asked: the rows and keys its commits touched, for
 //! a persister to save one entity at a time (R-PERS-1).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::Store;
 use super::change::Change;
 use crate::pk::Pk;
-use crate::tables::TableId;
+use crate::rt::Instant;
+use crate::tables::{Stamp, TableId};
 
 /// The rows and keys touched since the last [`Store::take_changes`], and whether the store was
 /// cleared in between. Duplicates are dropped when the changes are taken.
@@ -14,10 +15,16 @@ use crate::tables::TableId;
 pub(crate) struct Journal {
     cleared: bool,
     /// By pk, not by row index: the collector moves rows (R-GC-1). A row removed is noted with
-    /// the row that took its place, if another.
-    rows: Vec<(TableId, Pk, Option<Option<Pk>>)>,
+    /// the row that took its place, if another, and its state if it was written since `since`.
+    rows: Vec<(TableId, Pk, Option<Removed>)>,
     keys: Vec<String>,
+    /// When the changes were last taken.
+    pub since: Stamp,
 }
+
+/// A row the collector removed: the row that took its place, and the state it had, if it was
+/// written since the changes were last taken (it may be saved nowhere yet).
+type Removed = (Option<Pk>, Option<Change>);
 
 impl Journal {
     /// Row `pk` of table `table` was written (its record, its meta, or both).
@@ -25,10 +32,10 @@ impl Journal {
         self.rows.push((table, pk.clone(), None));
     }
 
-    /// Row `pk` of table `table` was removed by the collector, the table's last row (`moved`,
-    /// if another) taking its place.
-    pub fn forget(&mut self, table: TableId, pk: &Pk, moved: Option<&Pk>) {
-        self.rows.push((table, pk.clone(), Some(moved.cloned())));
+    /// Row `pk` of table `table`, last as `was` (if written since the changes were taken), was
+    /// removed by the collector, the table's last row (`moved`, if another) taking its place.
+    pub fn forget(&mut self, table: TableId, pk: &Pk, moved: Option<&Pk>, was: Option<Change>) {
+        self.rows.push((table, pk.clone(), Some((moved.cloned(), was))));
     }
 
     /// The result or meta of `key` was written or removed.
@@ -36,19 +43,44 @@ impl Journal {
         self.keys.push(key.to_owned());
     }
 
-    /// Everything was removed: what was touched before goes with it.
+    /// Everything was removed: what was touched before goes with it, and nothing written from
+    /// now on is saved anywhere yet (a hydrate writes rows with their old times).
     pub fn clear(&mut self) {
         *self = Journal {
             cleared: true,
+            since: Stamp::MIN,
             ..Journal::default()
         };
     }
 }
 
+/// For each row written, the entry of its next removal that noted its state, if any: found in
+/// one pass from the end (nothing when no removal noted a state, as when no cycle removed a row
+/// written since the changes were last taken).
+fn removed_states(rows: &[(TableId, Pk, Option<Removed>)]) -> Vec<Option<usize>> {
+    if !rows.iter().any(|(_, _, r)| matches!(r, Some((_, Some(_))))) {
+        return Vec::new();
+    }
+    let mut next = HashMap::new();
+    let mut states = vec![None; rows.len()];
+    for (i, (table, pk, removed)) in rows.iter().enumerate().rev() {
+        match removed {
+            Some(_) => {
+                next.insert((table, pk), i);
+            }
+            None => states[i] = next.get(&(table, pk)).copied(),
+        }
+    }
+    states
+}
+
 impl Store {
     /// Starts recording what commits change, for [`take_changes`](Self::take_changes).
     pub(crate) fn track_changes(&mut self) {
-        self.journal.get_or_insert_with(Journal::default);
+        self.journal.get_or_insert_with(|| Journal {
+            since: Stamp::MIN,
+            ..Journal::default()
+        });
     }
 
     /// What changed since the last call (or since tracking started), as the current state of
@@ -58,7 +90,16 @@ impl Store {
         let Some(journal) = self.journal.as_mut() else {
             return Vec::new();
         };
-        let Journal { cleared, rows, keys } = std::mem::take(journal);
+        let since = Stamp::of(Instant::now());
+        let Journal {
+            cleared, rows, keys, ..
+        } = std::mem::replace(
+            journal,
+            Journal {
+                since,
+                ..Journal::default()
+            },
+        );
         let mut changes = Vec::with_capacity(usize::from(cleared) + rows.len() + keys.len());
         if cleared {
             changes.push(Change::clear());
@@ -67,11 +108,12 @@ impl Store {
         // saved where it happened (a restore moves rows as the store did), and a row written
         // again after it is saved again after it.
         let mut seen = HashSet::with_capacity(rows.len());
-        for (table, pk, removed) in &rows {
+        let states = removed_states(&rows);
+        for (i, (table, pk, removed)) in rows.iter().enumerate() {
             let Some(name) = self.tables.name(*table) else {
                 continue;
             };
-            if let Some(moved) = removed {
+            if let Some((moved, _)) = removed {
                 seen.remove(&(table, pk));
                 changes.push(Change::forget(name, pk.as_str(), moved.as_ref().map(Pk::as_str)));
                 continue;
@@ -80,8 +122,12 @@ impl Store {
                 continue;
             }
             // A row gone since was removed by the collector: its removal is saved in its place.
+            // One written since the changes were last taken took a place that its removal gives
+            // away: it is saved as it was, and its removal then moves the right row into it.
             if let Some(slot) = self.tables.table(*table).rows.get(pk.as_str()) {
                 changes.push(Change::row(name, pk.as_str(), slot));
+            } else if let Some(Some((_, Some(was)))) = states.get(i).and_then(|j| j.map(|j| &rows[j].2)) {
+                changes.push(was.clone());
             }
         }
         let mut seen_keys = HashSet::with_capacity(keys.len());
@@ -197,5 +243,55 @@ mod tests {
         store.gc();
         let changes = store.take_changes();
         assert!(changes.is_empty(), "{changes:?}");
+    }
+
+    /// R-PERS-1 with R-GC-1: rows written and then collected within one save window replay in
+    /// the store's order: a row created and removed before the changes are taken still took a
+    /// place, and the row the collector moved into it must end up there; so did a row a
+    /// hydrate wrote with its snapshot's older times.
+    #[tokio::test(start_paused = true)]
+    async fn r_pers_1_a_row_created_and_collected_in_one_window_keeps_the_order() {
+        let tags = |store: &mut Store| {
+            for name in ["a", "b", "c"] {
+                let key = format!("GET /tags/{name}");
+                store.set_response::<Tag>(&key, &(), &json!({ "name": name })).unwrap();
+            }
+        };
+        let mut source = Store::new();
+        tags(&mut source);
+        for hydrated in [false, true] {
+            tokio::time::advance(std::time::Duration::from_secs(10)).await;
+            let mut store = Store::new();
+            store.set_gc(crate::store::GcPolicy::new().max_age(std::time::Duration::ZERO));
+            store.track_changes();
+            store
+                .set_response::<Tag>("GET /tags/z", &(), &json!({ "name": "z" }))
+                .unwrap();
+            assert_eq!(store.take_changes().len(), 2, "a save before: row z and its key");
+            tokio::time::advance(std::time::Duration::from_secs(1)).await;
+            if hydrated {
+                store
+                    .hydrate(source.snapshot(), &crate::store::Schemas::new().with::<Tag>())
+                    .unwrap();
+            } else {
+                store.clear();
+                tags(&mut store);
+            }
+            for key in ["GET /tags/b", "GET /tags/c"] {
+                store.retain(key);
+                store.get_response::<Tag>(key, &()).unwrap();
+            }
+            tokio::time::advance(std::time::Duration::from_secs(1)).await;
+            store.gc();
+            // The store swept c into a's place: its order is c, b.
+            let order: Vec<String> = store.snapshot().tables[0].rows.iter().map(|r| r.pk.clone()).collect();
+            assert_eq!(order, ["c", "b"], "hydrated: {hydrated}");
+            let changes = store.take_changes();
+            assert_eq!(
+                Snapshot::from_changes(changes),
+                store.snapshot(),
+                "hydrated: {hydrated}"
+            );
+        }
     }
 }
