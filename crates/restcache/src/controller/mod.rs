@@ -213,7 +213,13 @@ impl Controller {
             p.wait -= 1;
             return;
         }
-        let state = self.inner.store.lock().changes();
+        // The state, and the journal emptied under the same lock: what it held is in the state
+        // (a failed compaction is retried whole).
+        let state = {
+            let mut store = self.inner.store.lock();
+            store.forget_changes();
+            store.changes()
+        };
         match p.persister.compact(&state) {
             Ok(()) => {
                 p.lost = false;

@@ -141,6 +141,16 @@ impl Store {
         changes
     }
 
+    /// Forgets what changed, the whole state being saved instead (a compaction).
+    pub(crate) fn forget_changes(&mut self) {
+        if let Some(journal) = self.journal.as_mut() {
+            *journal = Journal {
+                since: Stamp::of(Instant::now()),
+                ..Journal::default()
+            };
+        }
+    }
+
     /// The whole state as changes, as [`Snapshot::changes`](super::Snapshot::changes) gives
     /// them, built from the rows and keys directly: what a persister compacts to.
     pub(crate) fn changes(&self) -> Vec<Change> {
