@@ -259,3 +259,88 @@ fn r_norm_4_a_union_refuses_a_value_that_is_not_an_object() {
         .unwrap_err();
     assert!(refused(&err, "/b"), "{err:?}");
 }
+
+/// R-UNION-2 with R-VAL-1: a union's function, in a `Values` map, is given each value with the
+/// map holding it and the key it is under, whether the map is read from a `Value` or from bytes.
+#[test]
+fn r_union_2_a_map_value_is_selected_with_its_map_and_key() {
+    fn by_map_key(value: &Value, parent: Option<&Value>, key: Option<&str>) -> Option<String> {
+        let key = key?;
+        // The map holds the value under the key.
+        (parent?.get(key)? == value).then(|| key.to_owned())
+    }
+    #[derive(Clone, Debug, PartialEq, Union)]
+    #[union(attribute_fn = by_map_key)]
+    enum ByMapKey {
+        Link(Link),
+        Post(Post),
+    }
+    let body = json!({"link": {"id": 1, "url": "u"}, "post": {"id": 2, "content": "c"}});
+    for bytes in [false, true] {
+        let mut store = Store::new();
+        if bytes {
+            let text = serde_json::to_vec(&body).unwrap();
+            store
+                .set_response_bytes::<Values<ByMapKey>>("GET /v", &(), &text)
+                .unwrap();
+        } else {
+            store.set_response::<Values<ByMapKey>>("GET /v", &(), &body).unwrap();
+        }
+        let map = data::<Values<ByMapKey>>(&store, "GET /v", &json!({}));
+        assert!(
+            matches!(map.get("link"), Some(ByMapKey::Link(l)) if l.url == "u"),
+            "{map:?}"
+        );
+        assert!(
+            matches!(map.get("post"), Some(ByMapKey::Post(p)) if p.content == "c"),
+            "{map:?}"
+        );
+    }
+}
+
+/// R-UNION-2 with R-VAL-1 and R-NORM-6: a `Values` map of a union chosen by a function keeps
+/// document order (the later copy of an entity wins, as with an attribute), and a list that is
+/// a value of the map gives its elements the map and the list's key.
+#[test]
+fn r_union_2_a_values_map_of_a_function_union_keeps_order_and_list_keys() {
+    fn by_key(value: &Value, parent: Option<&Value>, key: Option<&str>) -> Option<String> {
+        let key = key?;
+        parent?.get(key)?;
+        match value.get("type") {
+            Some(tag) => Some(tag.as_str()?.to_owned()),
+            None => Some(key.trim_end_matches('s').to_owned()),
+        }
+    }
+    #[derive(Clone, Debug, PartialEq, Union)]
+    #[union(attribute_fn = by_key)]
+    enum ByKey {
+        Link(Link),
+        Post(Post),
+    }
+    let text = br#"{"z": {"id": 1, "type": "link", "url": "first"}, "a": {"id": 1, "type": "link", "url": "last"}}"#;
+    let mut store = Store::new();
+    store
+        .set_response_bytes::<Values<FeedItem>>("GET /attr", &(), text)
+        .unwrap();
+    let map = data::<Values<FeedItem>>(&store, "GET /attr", &json!({}));
+    assert!(
+        matches!(map.get("z"), Some(FeedItem::Link(l)) if l.url == "last"),
+        "attribute: {map:?}"
+    );
+    let mut store = Store::new();
+    store.set_response_bytes::<Values<ByKey>>("GET /fn", &(), text).unwrap();
+    let map = data::<Values<ByKey>>(&store, "GET /fn", &json!({}));
+    assert!(
+        matches!(map.get("z"), Some(ByKey::Link(l)) if l.url == "last"),
+        "function: {map:?}"
+    );
+
+    let body = json!({"links": [{"id": 1, "url": "u"}], "posts": [{"id": 1, "content": "c"}]});
+    let mut store = Store::new();
+    store.set_response::<Values<Vec<ByKey>>>("GET /v", &(), &body).unwrap();
+    let map = data::<Values<Vec<ByKey>>>(&store, "GET /v", &json!({}));
+    let links = map.get("links").map(Vec::as_slice);
+    assert!(matches!(links, Some([ByKey::Link(l)]) if l.url == "u"), "{map:?}");
+    let posts = map.get("posts").map(Vec::as_slice);
+    assert!(matches!(posts, Some([ByKey::Post(p)]) if p.content == "c"), "{map:?}");
+}

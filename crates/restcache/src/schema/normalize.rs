@@ -204,14 +204,17 @@ pub(crate) struct Normalizing {
     /// A `Values` map key, standing in for the pk of an entity that has none.
     pub pk_fallback: Option<String>,
     /// The object holding the value, for the schemas that read it ([`Schema::PARENT`]), and the
-    /// key the value is under.
+    /// field it is under.
     pub parent: Option<Value>,
     pub parent_key: Option<&'static str>,
+    /// The key of the `Values` map entry the value is in, and the object the map is in (its
+    /// [`frame`](Self::frame)): the key of the value and of a list's elements there.
+    pub map_key: Option<(String, u64)>,
     /// Nested fields whose schemas read the object holding them: normalized once that object
     /// is complete.
     deferred: Vec<Deferred>,
     /// The object being filled, and how many objects were begun ([`in_object`]).
-    frame: u64,
+    pub frame: u64,
     frames: u64,
     /// The first normalization error; a placeholder serde error unwinds the parse meanwhile.
     error: Option<Error>,
@@ -387,6 +390,14 @@ fn push_key(to: &mut String, key: &str) {
 }
 
 impl Normalizing {
+    /// The key the value is under: its `Values` map key, else its field's name.
+    pub fn key(&self) -> Option<&str> {
+        match &self.map_key {
+            Some((key, frame)) if *frame == self.frame => Some(key),
+            _ => self.parent_key,
+        }
+    }
+
     /// The JSON Pointer of the value being normalized (`""` is the root).
     pub fn pointer(&self) -> String {
         let mut s = String::new();

@@ -119,7 +119,7 @@ pub fn normalize<'de, U: Union, D: Deserializer<'de>>(de: D) -> Result<UnionRef,
             if !value.is_object() {
                 return Err(not_an_object::<U, D::Error>(crate::json::kind(&value)));
             }
-            let selected = with(|n| U::select(&value, n.parent.as_ref(), n.parent_key));
+            let selected = with(|n| U::select(&value, n.parent.as_ref(), n.key()));
             match selected {
                 Some(i) => {
                     let pk = U::normalize_variant(i, value)
@@ -393,7 +393,7 @@ fn invalidate_value<U: Union>(
     ctx: &mut crate::schema::normalize::Normalizing,
 ) -> Result<String, crate::Error> {
     let selected = if input.is_object() {
-        U::select(input, ctx.parent.as_ref(), ctx.parent_key)
+        U::select(input, ctx.parent.as_ref(), ctx.key())
     } else {
         None
     };

@@ -4,11 +4,12 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::{EntityField, RefSink, Schema, forward_schema, output_wrapper};
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use super::{EntityField, ParentUse, RefSink, Schema, forward_schema, output_wrapper};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde_json::{Map, Value};
 
 use crate::schema::denormalize::{DenormalizeCtx, Unresolved};
-use crate::schema::normalize::{OptionSeed, Seg, as_list, refuse_other_kinds, with, wrong_kind};
+use crate::schema::normalize::{OptionSeed, Seg, as_list, fail, refuse_other_kinds, take_error, with, wrong_kind};
 
 /// A JSON object whose values each follow `S`; an entity value without a pk takes its map key.
 ///
@@ -85,21 +86,51 @@ impl<'de, S: Schema> Visitor<'de> for ValuesVisitor<S> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         as_list(|| {
             let mut out = BTreeMap::new();
-            while let Some(key) = map.next_key::<String>()? {
-                with(|n| {
-                    n.pk_fallback = Some(key.clone());
-                    n.path.push(Seg::Key(key.clone().into()));
-                });
-                let r = map.next_value_seed(OptionSeed::<S>(PhantomData));
-                with(|n| {
-                    n.pk_fallback = None;
-                    n.path.pop();
-                });
-                if let Some(v) = r?.filter(|v| !S::skipped(v)) {
-                    out.insert(key, v);
+            // A union chosen by a function is given the map as the object holding each value
+            // (R-UNION-2): the map is read whole first, and each value normalized from it.
+            if S::PARENT == ParentUse::Always {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Value>()? {
+                    entries.push(entry);
                 }
+                let object: Map<String, Value> = entries.iter().cloned().collect();
+                let saved = with(|n| n.parent.replace(Value::Object(object)));
+                let read = || {
+                    // In document order, as they are read (R-NORM-6).
+                    for (key, value) in entries {
+                        let v = in_entry::<S, _>(&key, || OptionSeed::<S>(PhantomData).deserialize(value));
+                        let v = v.map_err(|e| take_error().map_or_else(|| de::Error::custom(e), fail))?;
+                        out.extend(v.filter(|v| !S::skipped(v)).map(|v| (key, v)));
+                    }
+                    Ok(())
+                };
+                let r = read();
+                with(|n| n.parent = saved);
+                return r.map(|()| out);
+            }
+            while let Some(key) = map.next_key::<String>()? {
+                let v = in_entry::<S, _>(&key, || map.next_value_seed(OptionSeed::<S>(PhantomData)))?;
+                out.extend(v.filter(|v| !S::skipped(v)).map(|v| (key, v)));
             }
             Ok(out)
         })
     }
+}
+
+/// Runs `f` at the entry `key` of a map of `S`: the key stands in for a missing pk, and is the
+/// key a union's function is given.
+fn in_entry<S: Schema, R>(key: &str, f: impl FnOnce() -> R) -> R {
+    let saved = with(|n| {
+        n.path.push(Seg::Key(key.to_owned().into()));
+        n.pk_fallback = Some(key.to_owned());
+        let selects = S::PARENT == ParentUse::Always;
+        std::mem::replace(&mut n.map_key, selects.then(|| (key.to_owned(), n.frame)))
+    });
+    let r = f();
+    with(|n| {
+        n.path.pop();
+        n.pk_fallback = None;
+        n.map_key = saved;
+    });
+    r
 }
