@@ -474,3 +474,102 @@ fn r_norm_3_args_name_a_float_pk_as_the_row_does() {
         assert_eq!(read.data.map(|r| r.v.clone()).as_deref(), Some(v), "{args}");
     }
 }
+
+/// R-NORM-6: copies of an entity merge in document order also when one is inside a field
+/// normalized once its object is complete (a nested collection, a union chosen by a function):
+/// a later field's copy wins over it, and it wins over an earlier field's copy. (A `Value`'s
+/// object holds its fields in key order, the names' order here.)
+#[test]
+fn r_norm_6_a_copy_in_a_nested_collection_merges_in_document_order() {
+    fn a_user(_: &Value, _: Option<&Value>, _: Option<&str>) -> Option<String> {
+        Some("user".to_owned())
+    }
+    /// Normalized once the team is complete, after the members.
+    #[derive(Clone, Debug, PartialEq, Union)]
+    #[union(attribute_fn = a_user)]
+    enum Person {
+        User(User),
+    }
+    #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    struct Team {
+        #[entity(pk)]
+        id: String,
+        #[entity(schema)]
+        a_first: Option<User>,
+        #[entity(schema)]
+        b_members: Collection<Vec<User>>,
+        #[entity(schema)]
+        c_lead: Option<User>,
+        #[entity(schema)]
+        d_alumnus: Option<Person>,
+        #[entity(schema)]
+        e_coach: Option<User>,
+    }
+    let team = json!({
+        "id": "t",
+        "a_first": {"id": "a", "name": "first"},
+        "b_members": [{"id": "a", "name": "member"}, {"id": "b", "name": "member"}],
+        "c_lead": {"id": "b", "name": "lead"},
+        "d_alumnus": {"id": "b", "name": "alumnus"},
+        "e_coach": {"id": "b", "name": "coach"},
+    });
+    for bytes in [false, true] {
+        let mut store = Store::new();
+        if bytes {
+            let text = serde_json::to_vec(&team).unwrap();
+            store.set_response_bytes::<Team>("GET /teams/t", &(), &text).unwrap();
+        } else {
+            store.set_response::<Team>("GET /teams/t", &(), &team).unwrap();
+        }
+        let read = data::<Team>(&store, "GET /teams/t", &json!({}));
+        let names: Vec<&str> = read.b_members.iter().map(|u| u.name.as_str()).collect();
+        assert_eq!(names, ["member", "coach"], "bytes: {bytes}");
+        assert_eq!(read.a_first.as_ref().unwrap().name, "member", "bytes: {bytes}");
+        assert_eq!(read.c_lead.as_ref().unwrap().name, "coach", "bytes: {bytes}");
+    }
+}
+
+/// R-NORM-6: document order holds also when a field that waits for its object holds objects
+/// with waiting fields of their own: the later field's copy still wins.
+#[test]
+fn r_norm_6_a_waiting_field_whose_objects_wait_too_keeps_document_order() {
+    #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    struct Pet {
+        #[entity(pk)]
+        id: String,
+    }
+    #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    struct Member {
+        #[entity(pk)]
+        id: String,
+        name: String,
+        #[entity(schema)]
+        pets: Collection<Vec<Pet>>,
+    }
+    #[derive(Clone, Debug, Default, PartialEq, Entity)]
+    struct Crew {
+        #[entity(pk)]
+        id: String,
+        #[entity(schema)]
+        b_members: Collection<Vec<Member>>,
+        #[entity(schema)]
+        c_lead: Option<Member>,
+    }
+    let crew = json!({
+        "id": "t",
+        "b_members": [{"id": "m", "name": "member", "pets": [{"id": "p"}]}],
+        "c_lead": {"id": "m", "name": "lead", "pets": []},
+    });
+    for bytes in [false, true] {
+        let mut store = Store::new();
+        if bytes {
+            let text = serde_json::to_vec(&crew).unwrap();
+            store.set_response_bytes::<Crew>("GET /crews/t", &(), &text).unwrap();
+        } else {
+            store.set_response::<Crew>("GET /crews/t", &(), &crew).unwrap();
+        }
+        let read = data::<Crew>(&store, "GET /crews/t", &json!({}));
+        assert_eq!(read.c_lead.as_ref().unwrap().name, "lead", "bytes: {bytes}");
+        assert_eq!(read.b_members[0].name, "lead", "bytes: {bytes}");
+    }
+}

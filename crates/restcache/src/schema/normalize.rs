@@ -16,6 +16,7 @@
 use std::any::Any;
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
@@ -111,6 +112,21 @@ pub(crate) struct Pending {
     /// INVALID marks that the commit writes only into a table that holds the pk then: a deleted
     /// union member named by its pk alone, in every variant table that holds it (R-INV-1).
     pub if_stored: Vec<(&'static str, String)>,
+    /// While a field waits for its object to complete ([`nested`]).
+    waiting: Option<Box<Waiting>>,
+}
+
+/// What keeps document order (R-NORM-6) for the fields normalized once their object is
+/// complete ([`nested`]), while one waits.
+#[derive(Clone, Debug, Default)]
+struct Waiting {
+    /// How many entity writes were made since a field began to wait.
+    count: usize,
+    /// When each entity was written since then, by table and pk: the writes' numbers, in order.
+    writes: HashMap<&'static str, HashMap<String, Vec<usize>>>,
+    /// While waiting fields are normalized (one inside another): for each, the writes of the
+    /// fields after it, `from..to`. Its copies of those entities only add the fields they lack.
+    later: Vec<(usize, usize)>,
 }
 
 impl Pending {
@@ -162,14 +178,31 @@ impl Pending {
         }
     }
 
+    /// Logs a write while a field waits; whether the fields after the one being normalized
+    /// wrote `(table, pk)`.
+    #[cold]
+    fn log_waiting(&mut self, table: &'static str, pk: &str) -> bool {
+        let Some(w) = self.waiting.as_mut() else { return false };
+        let writes = w.writes.entry(table).or_default().entry(pk.to_owned()).or_default();
+        let earlier = w.later.iter().any(|&(from, to)| {
+            let first = writes.partition_point(|&n| n < from);
+            writes.get(first).is_some_and(|&n| n < to)
+        });
+        writes.push(w.count);
+        w.count += 1;
+        earlier
+    }
+
     /// Adds an entity's row, combining it with an earlier occurrence of the same `(K, pk)` in
     /// document order: later fields win (R-NORM-6).
     pub(crate) fn entity(&mut self, table: &'static str, pk: &str, row: Box<dyn Row>) {
+        let earlier = self.waiting.is_some() && self.log_waiting(table, pk);
         let t = self.table(table);
         let (index, slot, new) = t.row(pk);
         let row = match slot {
-            Record::Entity(existing) if !new => match existing.merge_row(row, false) {
+            Record::Entity(existing) if !new => match existing.merge_row(row, earlier) {
                 MergeOutcome::Merged(_) => return,
+                MergeOutcome::Replace(_) if earlier => return,
                 MergeOutcome::Replace(row) => row,
             },
             _ => row,
@@ -233,6 +266,8 @@ struct Deferred {
     /// Normalizes `value` with the field's schema; the normalized form is the schema's
     /// `Stored`, which the row downcasts ([`RowData::set_nested`]).
     normalize: fn(Value) -> Result<Box<dyn Any + Send>, Error>,
+    /// The number of the first entity write after it ([`Waiting::count`]).
+    written_from: usize,
 }
 
 thread_local! {
@@ -603,11 +638,13 @@ pub fn nested<'de, S: Schema, D: Deserializer<'de>>(de: D, name: &'static str) -
     if with(|n| S::PARENT.wanted(n.entity_depth)) {
         let value = Value::deserialize(de)?;
         with(|n| {
+            let waiting = n.pending.waiting.get_or_insert_with(Box::default);
             n.deferred.push(Deferred {
                 frame: n.frame,
                 name,
                 value,
                 normalize: normalize_deferred::<S>,
+                written_from: waiting.count,
             })
         });
         return Ok(None);
@@ -664,10 +701,21 @@ fn finish_object(row: &mut dyn RowData) -> Result<(), Error> {
         object.insert(d.name.to_owned(), d.value.clone());
     }
     let parent = Value::Object(object);
+    // What the fields after each one wrote, up to now: not what the waiting fields before it
+    // write next, which come before it in the document.
+    let written_to = with(|n| n.pending.waiting.as_ref().map_or(0, |w| w.count));
     for d in waiting {
+        with(|n| (n.pending.waiting.get_or_insert_with(Box::default).later).push((d.written_from, written_to)));
         let r = in_field(d.name, Some(parent.clone()), || (d.normalize)(d.value));
+        with(|n| n.pending.waiting.as_mut().map(|w| w.later.pop()));
         row.set_nested(d.name, r?);
     }
+    // Once no field waits, here or in an object around this one, nothing is logged.
+    with(|n| {
+        if n.deferred.is_empty() && n.pending.waiting.as_ref().is_some_and(|w| w.later.is_empty()) {
+            n.pending.waiting = None;
+        }
+    });
     Ok(())
 }
 
