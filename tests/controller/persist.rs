@@ -409,3 +409,29 @@ fn r_pers_1_a_compaction_after_a_slow_save_restores_the_rows_in_order() {
     );
     assert_eq!(again.snapshot(), ctrl.snapshot());
 }
+
+/// R-PERS-1 with R-SUB-1: a live view is told of a change before the change is saved: a slow
+/// persister does not hold back what the view shows.
+#[tokio::test(start_paused = true)]
+async fn r_pers_1_a_live_view_sees_a_change_while_it_is_being_saved() {
+    let (entered, entering) = std::sync::mpsc::channel();
+    let gated = Gated::new(entered);
+    let ctrl = Controller::builder().persist(gated.clone(), schemas()).build().unwrap();
+    gated.set_shut(false);
+    write_todo(&ctrl, 1, false).join().unwrap();
+    let mut live = ctrl.subscribe(&todos().get(), params! { id: 1 });
+    assert_eq!(live.next().await.unwrap().unwrap().title, "todo 1");
+    gated.set_shut(true);
+    while entering.try_recv().is_ok() {} // the saves so far
+    let todo = json!({ "id": 1, "userId": "u1", "title": "renamed", "completed": false });
+    let writer = {
+        let ctrl = ctrl.clone();
+        std::thread::spawn(move || ctrl.set_response(&todos().get(), params! { id: 1 }, todo).unwrap())
+    };
+    entering.recv().unwrap(); // the change is being saved, and the save waits
+    let seen = tokio::time::timeout(Duration::from_secs(1), live.next()).await;
+    gated.set_shut(false);
+    writer.join().unwrap();
+    let seen = seen.expect("the view was not told while the change was saved");
+    assert_eq!(seen.unwrap().unwrap().title, "renamed");
+}

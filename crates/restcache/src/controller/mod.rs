@@ -176,11 +176,12 @@ impl Controller {
         }
     }
 
-    /// Tells subscriptions that the store changed, and saves what changed with the persister.
+    /// Tells subscriptions that the store changed, then saves what changed with the persister
+    /// (a live view does not wait for the disk).
     pub(crate) fn notify(&self) {
         self.start_collector();
-        self.persist();
         self.inner.changes.send_modify(|v| *v = v.wrapping_add(1));
+        self.persist();
     }
 
     /// Saves what the store changed since the last save, and compacts what the persister
