@@ -338,3 +338,46 @@ async fn r_optm_2_a_layer_loses_to_data_from_a_request_that_started_later() {
     held.release();
     patch.await.unwrap().unwrap();
 }
+
+/// R-READ-4 with R-FETCH-5: a fetch resolves to the committed data, not to the optimistic view:
+/// a GET answered while a push is pending resolves to the list without the placeholder, and
+/// one answered while a delete of its entity is pending resolves to the entity it committed.
+#[tokio::test]
+async fn r_read_4_a_fetch_resolves_to_committed_data_under_a_pending_layer() {
+    let (server, ctrl) = setup().await;
+    let r = optimistic_todos();
+    let before = ctrl.suspense(&r.get_list(), params! { userId: "u2" }).await.unwrap();
+    let mut hold = server.hold("/todos");
+    let push = ctrl.fetch(&r.get_list().push(), params! { userId: "u2" });
+    let push = spawn_fetch(push.body(&json!({ "title": "drafted" })));
+    let held_push = hold.arrived().await;
+    assert_eq!(held_push.request().method, "POST");
+    let get = spawn_fetch(ctrl.fetch(&r.get_list(), params! { userId: "u2" }));
+    hold.arrived().await.release();
+    let fetched = get.await.unwrap().unwrap();
+    let view = ctrl
+        .get_response(&r.get_list(), params! { userId: "u2" })
+        .unwrap()
+        .data
+        .unwrap();
+    assert_eq!(view.len(), before.len() + 1, "the view holds the placeholder");
+    assert_eq!(ids(&fetched), ids(&before), "the GET resolves to the committed list");
+    held_push.release();
+    push.await.unwrap().unwrap();
+
+    let mut hold = server.hold("/todos/3");
+    let get = spawn_fetch(ctrl.fetch(&r.get(), params! { id: 3 }));
+    let held_get = hold.arrived().await;
+    let delete = spawn_fetch(ctrl.fetch(&r.delete(), params! { id: 3 }));
+    let held_delete = hold.arrived().await;
+    assert_eq!(held_delete.request().method, "DELETE");
+    held_get.release();
+    let fetched = get.await.unwrap();
+    assert_eq!(
+        fetched.map(|t| t.title.clone()).ok().as_deref(),
+        Some("Todo 3"),
+        "the GET's own answer"
+    );
+    held_delete.release();
+    delete.await.unwrap().unwrap();
+}

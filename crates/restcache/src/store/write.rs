@@ -425,7 +425,7 @@ impl Store {
         // What the response wrote, read as the cache now holds it: a field the response
         // omitted shows its cached value, and a newer write that won shows; a page reads as
         // the page, not as the list it joined.
-        let mut ctx = DenormalizeCtx::untracked(self.read_tables(), args).pages(&pages);
+        let mut ctx = DenormalizeCtx::untracked(Layered::committed(&self.tables), args).pages(&pages);
         Ok(S::denormalize(&written, &mut ctx).ok().map(Arc::new))
     }
 
