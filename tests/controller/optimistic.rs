@@ -381,3 +381,35 @@ async fn r_read_4_a_fetch_resolves_to_committed_data_under_a_pending_layer() {
     held_delete.release();
     delete.await.unwrap().unwrap();
 }
+
+/// R-OPTM-2 with R-GET-1: while a pending optimistic delete hides a view, its status is the
+/// `Invalidated` error the view shows, not `Loading`: no GET is in flight or would be sent.
+#[tokio::test]
+async fn r_optm_2_a_view_hidden_by_a_pending_delete_is_not_loading() {
+    use restcache::controller::ReadStatus;
+    let (server, ctrl) = setup().await;
+    let r = failing();
+    let mut live = ctrl.subscribe(&r.get(), params! { id: 3 });
+    assert_eq!(live.next().await.unwrap().unwrap().title, "Todo 3");
+    let mut hold = server.hold("/misbehave/500");
+    let delete = spawn_fetch(ctrl.fetch(&r.delete(), params! { id: 3 }));
+    let held = hold.arrived().await;
+    let item = live.next().await.unwrap();
+    assert!(matches!(item, Err(Error::Invalidated { .. })), "{item:?}");
+    let status = ctrl.status(&r.get(), params! { id: 3 }).unwrap();
+    let live_status = live.status();
+    held.release();
+    assert!(delete.await.unwrap().is_err());
+    assert_eq!(hits(&server, "/todos/3"), 1, "no GET was sent or is in flight");
+    let hidden = |s: &ReadStatus<Todo>| {
+        matches!(
+            s,
+            ReadStatus::Error {
+                error: Error::Invalidated { .. },
+                data: None
+            }
+        )
+    };
+    assert!(hidden(&status), "status while hidden: {status:?}");
+    assert!(hidden(&live_status), "live status while hidden: {live_status:?}");
+}

@@ -5,6 +5,7 @@ use std::any::TypeId;
 use std::sync::Arc;
 
 use serde::Serialize;
+use serde_json::Value;
 
 use super::Controller;
 use super::fetch::Prepared;
@@ -12,7 +13,7 @@ use crate::error::Error;
 use crate::rest::RestEndpoint;
 use crate::rt::Instant;
 use crate::schema::Schema;
-use crate::store::args_map;
+use crate::store::{ExpiryStatus, args_map};
 
 /// What a view can show for one endpoint and args: nothing yet, data, stale data being
 /// refetched, or an error (with the data the error policy keeps). Returned by
@@ -174,6 +175,9 @@ impl Controller {
         // A flight from before a reset is not one a read would join (R-EXP-5).
         let fetching = flights.get(&flight_key).is_some_and(|f| f.epoch() == store.epoch());
         let read = store.get_response_with::<S>(&req.key, &req.args, req.cfg.invalid_if_stale)?;
+        // Hidden by a pending optimistic delete: no read fetches, the delete's outcome decides.
+        let hidden = read.status == ExpiryStatus::Invalid
+            && store.hidden_by_layers::<S>(&req.key, &Value::Object(req.args.clone()));
         drop(store);
         drop(flights);
         // What `suspense` would serve: usable data, unless a hard error hides it (R-POL-2). An
@@ -185,6 +189,10 @@ impl Controller {
             (None, _) if fetching => ReadStatus::Loading,
             (data, Some(error)) => ReadStatus::Error { error, data },
             (Some(data), None) => ReadStatus::Ready(data),
+            (None, None) if hidden => ReadStatus::Error {
+                error: Error::Invalidated { key: req.key.clone() },
+                data: None,
+            },
             (None, None) => ReadStatus::Loading,
         })
     }
