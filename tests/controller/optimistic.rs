@@ -413,3 +413,38 @@ async fn r_optm_2_a_view_hidden_by_a_pending_delete_is_not_loading() {
     assert!(hidden(&status), "status while hidden: {status:?}");
     assert!(hidden(&live_status), "live status while hidden: {live_status:?}");
 }
+
+/// R-OPTM-2 with R-GET-4: a layer does not change how fresh the rows it writes over are: a
+/// row gone stale reads stale while an optimistic update of it is pending, as its neighbour
+/// from the same answer does.
+#[tokio::test(start_paused = true)]
+async fn r_optm_2_a_layered_row_keeps_the_expiry_of_the_row_beneath() {
+    let (server, ctrl) = setup_paused();
+    let r = resource(ResourceOptions {
+        path: "/todos/:id".into(),
+        optimistic: true,
+        data_expiry_length: Some(std::time::Duration::from_secs(1)),
+        ..Default::default()
+    });
+    ctrl.suspense(&r.get_list(), params! { userId: "u1" }).await.unwrap();
+    let mut hold = server.hold("/todos/3");
+    let patch = ctrl.fetch(&r.partial_update(), params! { id: 3 });
+    let patch = spawn_fetch(patch.body(&json!({ "title": "x" })));
+    let held = hold.arrived().await;
+    tokio::time::advance(std::time::Duration::from_secs(5)).await;
+    let now = restcache::Instant::now();
+    let three = ctrl.get_response(&r.get(), params! { id: 3 }).unwrap();
+    let four = ctrl.get_response(&r.get(), params! { id: 4 }).unwrap();
+    held.release();
+    patch.await.unwrap().unwrap();
+    assert_eq!(
+        three.data.as_ref().map(|t| t.title.as_str()),
+        Some("x"),
+        "the layer shows"
+    );
+    assert!(four.is_stale(now));
+    assert!(
+        three.is_stale(now),
+        "a layered row is no fresher than the row beneath it"
+    );
+}

@@ -690,7 +690,9 @@ pub(super) fn apply_layered(
         for (index, (pk, slot)) in rows.into_iter().enumerate() {
             let edit = edit_at(&edits, index);
             if let Some(stored) = t.rows.get_mut(&pk) {
+                let expires_at = stored.meta.expires_at;
                 if apply(stored, slot.record, edit, meta) {
+                    keep_expiry(stored, expires_at);
                     stored.version = Store::bump(next);
                     t.version = stored.version;
                 }
@@ -699,7 +701,9 @@ pub(super) fn apply_layered(
             let written = match committed.and_then(|c| c.rows.get(&pk)) {
                 Some(stored) => {
                     let mut copy = stored.clone();
-                    apply(&mut copy, slot.record, edit, meta).then_some(copy)
+                    let changed = apply(&mut copy, slot.record, edit, meta);
+                    keep_expiry(&mut copy, stored.meta.expires_at);
+                    changed.then_some(copy)
                 }
                 None => Some(Slot {
                     record: slot.record,
@@ -713,6 +717,18 @@ pub(super) fn apply_layered(
                 t.rows.insert(pk, written);
             }
         }
+    }
+}
+
+/// Gives a row a layer wrote the expiry of the row beneath it: a guess of what the server will
+/// answer makes the data no fresher or staler than it was (R-OPTM-2).
+fn keep_expiry(slot: &mut Slot, expires_at: Stamp) {
+    if slot.meta.expires_at != expires_at {
+        let meta = EntityMeta {
+            expires_at,
+            ..*slot.meta
+        };
+        slot.meta = RowMeta::of(&Arc::new(meta));
     }
 }
 
