@@ -683,8 +683,10 @@ pub(super) fn apply_layered(
     next: &mut u64,
     pending: Pending,
     meta: &Arc<EntityMeta>,
+    gc: Option<&Gc>,
 ) {
     for PendingTable { name, rows, edits, .. } in pending.tables {
+        let base_id = base.id(name);
         let committed = base.by_name(name);
         let (_, t) = over.get_or_create(name);
         for (index, (pk, slot)) in rows.into_iter().enumerate() {
@@ -698,7 +700,17 @@ pub(super) fn apply_layered(
                 }
                 continue;
             }
-            let written = match committed.and_then(|c| c.rows.get(&pk)) {
+            // A row the running sweep will remove counts as gone, as the layer's commit will
+            // take it: a join leaves such a list, another write starts the row afresh.
+            let stored = committed.and_then(|c| c.rows.get_full(&pk));
+            let garbage = match (gc, base_id, stored) {
+                (Some(gc), Some(id), Some((row, slot))) => gc.is_garbage(id, row, slot),
+                _ => false,
+            };
+            if garbage && edit.is_some() {
+                continue;
+            }
+            let written = match stored.filter(|_| !garbage).map(|(_, slot)| slot) {
                 Some(stored) => {
                     let mut copy = stored.clone();
                     let changed = apply(&mut copy, slot.record, edit, meta);
