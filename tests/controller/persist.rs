@@ -313,6 +313,17 @@ fn gated_controller(gated: &Gated) -> Controller {
         .unwrap()
 }
 
+/// That a Controller restarted from what `gated` saved holds `ctrl`'s cache, rows in order.
+fn assert_restores_in_order(gated: &Gated, ctrl: &Controller) {
+    let again = Controller::builder().persist(gated.clone(), schemas()).build().unwrap();
+    assert_eq!(
+        todo_rows(&again),
+        todo_rows(ctrl),
+        "a restart restores the rows in their order"
+    );
+    assert_eq!(again.snapshot(), ctrl.snapshot());
+}
+
 /// The ids of the Todo rows, in the store's order.
 fn todo_rows(ctrl: &Controller) -> Vec<u64> {
     let rows = ctrl.inspect()["entities"]["Todo"]["rows"].clone();
@@ -365,13 +376,7 @@ fn r_pers_1_a_row_created_and_collected_while_a_save_runs_restores_in_order() {
     slow.join().unwrap();
     writers.into_iter().for_each(|w| w.join().unwrap());
 
-    let again = Controller::builder().persist(gated.clone(), schemas()).build().unwrap();
-    assert_eq!(
-        todo_rows(&again),
-        todo_rows(&ctrl),
-        "a restart restores the rows in their order"
-    );
-    assert_eq!(again.snapshot(), ctrl.snapshot());
+    assert_restores_in_order(&gated, &ctrl);
 }
 
 /// R-PERS-1 with R-GC-1: a compaction that follows a save writes the state as it is then, and
@@ -401,13 +406,7 @@ fn r_pers_1_a_compaction_after_a_slow_save_restores_the_rows_in_order() {
     writers.into_iter().for_each(|w| w.join().unwrap());
     assert!(!gated.compact.load(Ordering::SeqCst), "compacted");
 
-    let again = Controller::builder().persist(gated.clone(), schemas()).build().unwrap();
-    assert_eq!(
-        todo_rows(&again),
-        todo_rows(&ctrl),
-        "a restart restores the rows in their order"
-    );
-    assert_eq!(again.snapshot(), ctrl.snapshot());
+    assert_restores_in_order(&gated, &ctrl);
 }
 
 /// R-PERS-1 with R-SUB-1: a live view is told of a change before the change is saved: a slow

@@ -168,6 +168,27 @@ pub fn ids(todos: &[Todo]) -> Vec<&str> {
     todos.iter().map(|t| t.id.as_str()).collect()
 }
 
+/// `body` written under `key` with `S`, into a store of its own, once as a `Value` and once as
+/// its bytes: the data read back each time, with whether it came from the bytes.
+pub fn written_both_ways<S: restcache::schema::Schema>(
+    key: &str,
+    body: &Value,
+) -> Vec<(bool, std::sync::Arc<S::Output>)> {
+    [false, true]
+        .into_iter()
+        .map(|bytes| {
+            let mut store = Store::new();
+            if bytes {
+                let text = serde_json::to_vec(body).unwrap();
+                store.set_response_bytes::<S>(key, &(), &text).unwrap();
+            } else {
+                store.set_response::<S>(key, &(), body).unwrap();
+            }
+            (bytes, data::<S>(&store, key, &serde_json::json!({})))
+        })
+        .collect()
+}
+
 /// Reads `key` and unwraps the data.
 pub fn data<S: restcache::schema::Schema>(store: &Store, key: &str, args: &Value) -> std::sync::Arc<S::Output> {
     store

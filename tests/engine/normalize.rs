@@ -513,15 +513,7 @@ fn r_norm_6_a_copy_in_a_nested_collection_merges_in_document_order() {
         "d_alumnus": {"id": "b", "name": "alumnus"},
         "e_coach": {"id": "b", "name": "coach"},
     });
-    for bytes in [false, true] {
-        let mut store = Store::new();
-        if bytes {
-            let text = serde_json::to_vec(&team).unwrap();
-            store.set_response_bytes::<Team>("GET /teams/t", &(), &text).unwrap();
-        } else {
-            store.set_response::<Team>("GET /teams/t", &(), &team).unwrap();
-        }
-        let read = data::<Team>(&store, "GET /teams/t", &json!({}));
+    for (bytes, read) in written_both_ways::<Team>("GET /teams/t", &team) {
         let names: Vec<&str> = read.b_members.iter().map(|u| u.name.as_str()).collect();
         assert_eq!(names, ["member", "coach"], "bytes: {bytes}");
         assert_eq!(read.a_first.as_ref().unwrap().name, "member", "bytes: {bytes}");
@@ -560,15 +552,7 @@ fn r_norm_6_a_waiting_field_whose_objects_wait_too_keeps_document_order() {
         "b_members": [{"id": "m", "name": "member", "pets": [{"id": "p"}]}],
         "c_lead": {"id": "m", "name": "lead", "pets": []},
     });
-    for bytes in [false, true] {
-        let mut store = Store::new();
-        if bytes {
-            let text = serde_json::to_vec(&crew).unwrap();
-            store.set_response_bytes::<Crew>("GET /crews/t", &(), &text).unwrap();
-        } else {
-            store.set_response::<Crew>("GET /crews/t", &(), &crew).unwrap();
-        }
-        let read = data::<Crew>(&store, "GET /crews/t", &json!({}));
+    for (bytes, read) in written_both_ways::<Crew>("GET /crews/t", &crew) {
         assert_eq!(read.c_lead.as_ref().unwrap().name, "lead", "bytes: {bytes}");
         assert_eq!(read.b_members[0].name, "lead", "bytes: {bytes}");
     }

@@ -276,17 +276,7 @@ fn r_union_2_a_map_value_is_selected_with_its_map_and_key() {
         Post(Post),
     }
     let body = json!({"link": {"id": 1, "url": "u"}, "post": {"id": 2, "content": "c"}});
-    for bytes in [false, true] {
-        let mut store = Store::new();
-        if bytes {
-            let text = serde_json::to_vec(&body).unwrap();
-            store
-                .set_response_bytes::<Values<ByMapKey>>("GET /v", &(), &text)
-                .unwrap();
-        } else {
-            store.set_response::<Values<ByMapKey>>("GET /v", &(), &body).unwrap();
-        }
-        let map = data::<Values<ByMapKey>>(&store, "GET /v", &json!({}));
+    for (_, map) in written_both_ways::<Values<ByMapKey>>("GET /v", &body) {
         assert!(
             matches!(map.get("link"), Some(ByMapKey::Link(l)) if l.url == "u"),
             "{map:?}"
