@@ -218,3 +218,33 @@ async fn r_pol_2_a_soft_error_keeps_serving_data_and_a_hard_error_does_not() {
         }
     }
 }
+
+/// R-POL-2 with R-EXP-4: a read that fetches over an expired hard error, whose answer an
+/// `expire_all` overtakes (the key keeps its old meta), serves what the fetch left, not the
+/// expired error; so does a live view.
+#[tokio::test(start_paused = true)]
+async fn r_pol_2_an_expired_hard_error_is_not_served_after_an_overtaken_refetch() {
+    use restcache::controller::ReadStatus;
+    let (server, ctrl) = setup_paused();
+    let get = todos().get();
+    ctrl.suspense(&get, params! { id: 1 }).await.unwrap();
+    server.inject("/todos/1", demo_api::Fault::Status(404));
+    ctrl.fetch(&get, params! { id: 1 }).await.unwrap_err();
+    // The hard error expires (1 s by default): the next read fetches and waits.
+    tokio::time::advance(Duration::from_secs(2)).await;
+    let mut hold = server.hold("/todos/1");
+    let mut live = ctrl.subscribe(&get, params! { id: 1 });
+    let reader = {
+        let (ctrl, get) = (ctrl.clone(), get.clone());
+        tokio::spawn(async move { ctrl.suspense(&get, params! { id: 1 }).await })
+    };
+    let held = hold.arrived().await;
+    tokio::time::advance(Duration::from_millis(1)).await;
+    ctrl.expire_all(&get);
+    held.release();
+    let read = reader.await.unwrap();
+    assert_eq!(read.map(|t| t.id), Ok(1), "suspense served the expired 404");
+    let shown = live.next().await.unwrap();
+    assert_eq!(shown.map(|t| t.id), Ok(1), "the view shows the expired 404");
+    assert!(matches!(live.status(), ReadStatus::Ready(_) | ReadStatus::Fetching(_)));
+}

@@ -182,8 +182,13 @@ impl Controller {
         drop(flights);
         // What `suspense` would serve: usable data, unless a hard error hides it (R-POL-2). An
         // error past its expiry is served no more: the next read fetches again.
-        let shown = read.usable().cloned();
         let standing = !read.is_stale(Instant::now());
+        // A hard error past its expiry hides the data no more: the kept data shows (R-POL-2).
+        let kept = read
+            .data
+            .clone()
+            .filter(|_| !standing && read.status != ExpiryStatus::Invalid);
+        let shown = read.usable().cloned().or(kept);
         Ok(match (shown, read.error.filter(|_| standing)) {
             (Some(data), _) if fetching => ReadStatus::Fetching(data),
             (None, _) if fetching => ReadStatus::Loading,

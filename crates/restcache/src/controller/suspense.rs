@@ -134,8 +134,11 @@ impl Controller {
                     waited = true;
                 }
             }
-            // Not invalid here: an invalid read fetched above, or returned.
-            let served = r.usable().cloned();
+            // Not invalid here: an invalid read fetched above, or returned. A hard error past its
+            // expiry hides the data no more (R-POL-2): the data our fetch left, when an
+            // expiry overtook its answer (R-EXP-4), or a view that may not fetch.
+            let standing = !r.is_stale(Instant::now());
+            let served = (r.usable().cloned()).or_else(|| r.data.clone().filter(|_| !standing));
             return (served.ok_or(r.error.unwrap_or(Error::Invalidated { key })), waited);
         }
     }
