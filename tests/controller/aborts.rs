@@ -189,3 +189,23 @@ fn r_fetch_4_a_task_dropped_before_it_ran_frees_its_key() {
     assert_eq!(todo.unwrap().id, 1);
     assert_eq!(hits(&server, "/todos/1"), 1);
 }
+
+/// R-EXP-5 with R-FETCH-4: `reset` aborts every GET in flight at once, also one an earlier
+/// `invalidate` took out of the flights (no later read joins it, but it still runs): its
+/// reader gets `Error::Reset` without waiting for the server, which sees the client leave.
+#[tokio::test(start_paused = true)]
+async fn r_exp_5_reset_aborts_a_get_an_invalidation_forgot() {
+    let (server, ctrl) = setup_paused();
+    let get = todos().get();
+    let mut hold = server.hold("/todos/1");
+    let reader = spawn_fetch(ctrl.fetch(&get, params! { id: 1 }));
+    let mut held = hold.arrived().await;
+    ctrl.invalidate(&get, params! { id: 1 }).unwrap();
+    ctrl.reset();
+    // Paused, the clock jumps as soon as nothing is left to run: a reader still waiting for
+    // the server when the reset is done times out here.
+    let out = tokio::time::timeout(Duration::from_secs(10), reader).await;
+    let out = out.expect("the reader waited for the server after the reset");
+    assert_eq!(out.unwrap().unwrap_err(), Error::Reset);
+    held.abandoned().await;
+}

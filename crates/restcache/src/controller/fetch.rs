@@ -12,7 +12,7 @@ use parking_lot::MutexGuard;
 use reqwest::Method;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tokio::sync::{Notify, watch};
+use tokio::sync::watch;
 use tracing::Instrument;
 use tracing::field::Empty;
 
@@ -60,16 +60,9 @@ pub(crate) struct Flight {
     settle: Arc<Settle>,
     /// Set once a detached reader shares the flight: it is then never abandoned.
     detached: Arc<AtomicBool>,
-    /// Aborts the request (on `reset`).
-    cancel: Arc<Notify>,
 }
 
 impl Flight {
-    /// Aborts the request at once; its readers get `Error::Reset`.
-    pub(crate) fn cancel(&self) {
-        self.cancel.notify_one();
-    }
-
     pub(crate) fn key(&self) -> &str {
         &self.key
     }
@@ -372,7 +365,9 @@ impl Controller {
         let (settle, outcome) = watch::channel(None);
         let settle = Arc::new(settle);
         let detached = Arc::new(AtomicBool::new(reader == Reader::Detached || !shared));
-        let cancel = Arc::new(Notify::new());
+        // A reset aborts every GET running (R-EXP-5), one no read joins any more included: it
+        // is seen under the flights' lock, as the reset counts under it.
+        let mut resets = shared.then(|| inner.resets.subscribe());
         if shared {
             flights.insert(
                 flight_key.clone(),
@@ -382,7 +377,6 @@ impl Controller {
                     key: req.key.clone(),
                     settle: Arc::clone(&settle),
                     detached: Arc::clone(&detached),
-                    cancel: Arc::clone(&cancel),
                 },
             );
         }
@@ -407,7 +401,7 @@ impl Controller {
             let ctrl = &task.ctrl;
             let result = tokio::select! {
                 result = ctrl.execute::<S>(&req, started, epoch, layer) => result,
-                () = cancel.notified() => Err(Error::Reset),
+                () = reset(resets.as_mut()) => Err(Error::Reset),
                 () = ctrl.abandoned(&flight_key, id, &task.settle, &detached) => {
                     tracing::debug!(url = %req.url, key = %req.key, "aborted: no reader awaits it any more");
                     task.settled = true;
@@ -571,4 +565,14 @@ impl Controller {
         span.record("duration_ms", started.elapsed().as_millis() as u64);
         outcome
     }
+}
+
+/// Resolves at the next reset the receiver sees (never without one: a mutation runs to its end).
+async fn reset(resets: Option<&mut watch::Receiver<u64>>) {
+    if let Some(resets) = resets
+        && resets.changed().await.is_ok()
+    {
+        return;
+    }
+    std::future::pending().await
 }

@@ -44,6 +44,8 @@ pub(crate) struct Inner {
     pub changes: watch::Sender<u64>,
     /// Announces every GET that starts or stops being in flight, for read statuses.
     pub flights_changed: watch::Sender<u64>,
+    /// Counts the resets (and hydrates): each aborts every GET running (R-EXP-5).
+    pub resets: watch::Sender<u64>,
     /// How to refetch each live view when it is stale, by subscription id.
     pub live: Mutex<HashMap<u64, subscribe::Revalidate>>,
     /// Whether the network is up: polling pauses while it is not.
@@ -157,6 +159,7 @@ impl Controller {
                 http,
                 in_flight: Mutex::new(HashMap::new()),
                 changes: watch::channel(0).0,
+                resets: watch::channel(0).0,
                 flights_changed: watch::channel(0).0,
                 live: Mutex::new(HashMap::new()),
                 online: watch::channel(true).0,
@@ -526,9 +529,10 @@ impl Controller {
 
     /// Changes the store and, in the same step, forgets the GETs in flight whose key `forget`
     /// selects, so that later reads of those keys send a request of their own instead of
-    /// joining one that may hang. A forgotten request still runs, unless `abort` says to abort
-    /// it (a reset); what it writes is ordered by when it started (R-NORM-7). Then tells
-    /// subscriptions. All under the flights' lock, so no GET starts unseen in between.
+    /// joining one that may hang. A forgotten request still runs; what it writes is ordered by
+    /// when it started (R-NORM-7). With `abort` (a reset), every GET running is aborted, the
+    /// ones forgotten before included. Then tells subscriptions. All under the flights' lock,
+    /// so no GET starts unseen in between.
     fn change_and_forget_flights<T>(
         &self,
         forget: impl Fn(&str) -> bool,
@@ -538,13 +542,10 @@ impl Controller {
         // Flights, then the store: the order `start` takes them in.
         let mut flights = self.inner.in_flight.lock();
         let out = change(&mut self.inner.store.lock());
-        flights.retain(|_, flight| {
-            let forgotten = forget(flight.key());
-            if forgotten && abort {
-                flight.cancel();
-            }
-            !forgotten
-        });
+        flights.retain(|_, flight| !forget(flight.key()));
+        if abort {
+            self.inner.resets.send_modify(|n| *n = n.wrapping_add(1));
+        }
         drop(flights);
         self.notify();
         self.flights_changed();
