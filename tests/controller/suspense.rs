@@ -248,3 +248,45 @@ async fn r_pol_2_an_expired_hard_error_is_not_served_after_an_overtaken_refetch(
     assert_eq!(shown.map(|t| t.id), Ok(1), "the view shows the expired 404");
     assert!(matches!(live.status(), ReadStatus::Ready(_) | ReadStatus::Fetching(_)));
 }
+
+/// R-EXP-2 and R-EXP-4: a GET sent before `invalidate` or `expire_all` does not make the key
+/// valid or fresh, even when the clock reads the same at both (paused here; a browser's
+/// `performance.now()` is coarsened to 0.1–1 ms); a read after them fetches again.
+#[tokio::test(start_paused = true)]
+async fn r_exp_2_a_get_started_in_the_same_clock_tick_as_the_invalidation_does_not_count() {
+    let (server, ctrl) = setup_paused();
+    let get = todos().get();
+    for expire in [false, true] {
+        ctrl.suspense(&get, params! { id: 1 }).await.unwrap();
+        let hits_before = hits(&server, "/todos/1");
+        let mut hold = server.hold("/todos/1");
+        let reader = spawn_fetch(ctrl.fetch(&get, params! { id: 1 }));
+        let held = hold.arrived().await;
+        if expire {
+            ctrl.expire_all(&get);
+        } else {
+            ctrl.invalidate(&get, params! { id: 1 }).unwrap();
+        }
+        held.release();
+        reader.await.unwrap().unwrap();
+        let read = ctrl.get_response(&get, params! { id: 1 }).unwrap();
+        if expire {
+            assert!(
+                read.is_stale(restcache::Instant::now()),
+                "the answer made the key fresh"
+            );
+        } else {
+            assert_eq!(read.status, ExpiryStatus::Invalid, "the answer made the key valid");
+        }
+        // The next read fetches: it waits for an invalidated key, and serves an expired one
+        // while it refetches in the background (R-EXP-4).
+        let reader = {
+            let (ctrl, get) = (ctrl.clone(), get.clone());
+            tokio::spawn(async move { ctrl.suspense(&get, params! { id: 1 }).await })
+        };
+        hold.arrived().await.release();
+        reader.await.unwrap().unwrap();
+        drop(hold);
+        assert_eq!(hits(&server, "/todos/1"), hits_before + 2, "expire: {expire}");
+    }
+}

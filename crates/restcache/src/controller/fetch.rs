@@ -346,8 +346,8 @@ impl Controller {
         let shared = req.cfg.method == Method::GET;
         let flight_key = (req.url.clone(), TypeId::of::<S>());
         let mut flights = inner.in_flight.lock();
-        let epoch = {
-            let store = inner.store.lock();
+        let (epoch, started) = {
+            let mut store = inner.store.lock();
             let epoch = store.epoch();
             if shared && let Some(f) = flights.get(&flight_key).filter(|f| f.epoch == epoch) {
                 if reader == Reader::Detached {
@@ -359,7 +359,8 @@ impl Controller {
             if let Some(answer) = cached(&store, &req) {
                 return watch::channel(Some(answer)).1;
             }
-            epoch
+            // Stamped after any invalidation before it, even in the same clock tick.
+            (epoch, store.tick())
         };
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let (settle, outcome) = watch::channel(None);
@@ -385,7 +386,6 @@ impl Controller {
             self.flights_changed();
         }
 
-        let started = Instant::now();
         let layer = self.add_layer::<S>(&req, id, started, epoch);
         // Dropping the task's handle leaves it running: it ends by itself (R-FETCH-4).
         let task = FetchTask {

@@ -389,6 +389,8 @@ pub struct Store {
     epoch: u64,
     memo: Mutex<Memo>,
     origin: Instant,
+    /// The last instant [`tick`](Self::tick) gave.
+    last_tick: Option<Instant>,
     /// Pending optimistic layers, in start order.
     layers: Vec<Layer>,
     /// The read state while layers are pending (R-STORE-2).
@@ -480,6 +482,7 @@ impl Store {
             epoch: 0,
             memo: Mutex::new(Memo::default()),
             origin: Instant::now(),
+            last_tick: None,
             layers: Vec::new(),
             derived: None,
             journal: None,
@@ -530,6 +533,20 @@ impl Store {
         self.results.keys().map(String::as_str)
     }
 
+    /// Now, or, when the clock reads no later than at the last call, just after what that call
+    /// gave: the start of a request, or an invalidation, that comes after another is stamped
+    /// after it, even with a coarse clock (a browser's, or a paused one), so that an answer to a
+    /// request sent before an invalidation never counts as newer (R-EXP-2).
+    pub(crate) fn tick(&mut self) -> Instant {
+        let now = Instant::now();
+        let t = match self.last_tick {
+            Some(last) if now <= last => last + Duration::from_nanos(1),
+            _ => now,
+        };
+        self.last_tick = Some(t);
+        t
+    }
+
     /// Forgets the result of `key` and marks it invalidated, so its next read fetches and waits
     /// (R-EXP-2). Entities are untouched.
     ///
@@ -557,7 +574,7 @@ impl Store {
         let meta = EndpointMeta {
             // A request started before now answers from before the app said the data changed:
             // it must not make the key valid again (R-EXP-2).
-            fetched_at: Instant::now(),
+            fetched_at: self.tick(),
             written_at,
             expires_at: None,
             error: None,
@@ -615,7 +632,7 @@ impl Store {
     /// ```
     pub fn expire_all(&mut self, mut matches: impl FnMut(&str) -> bool) -> usize {
         let mut n = 0;
-        let now = Instant::now();
+        let now = self.tick();
         for (k, m) in &mut self.meta {
             if matches(k) {
                 m.expires_at = None;
