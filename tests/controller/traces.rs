@@ -214,3 +214,23 @@ async fn r_trace_events_for_invalidation_expiry_optimistic_updates_and_retries_a
         "only debug and trace: {seen:#?}"
     );
 }
+
+/// R-OPTM-2: a layer that cannot be computed is skipped with a warning: an optimistic update
+/// whose body is not an object has no value to show.
+#[tokio::test(flavor = "current_thread")]
+async fn r_optm_2_a_layer_that_cannot_be_computed_is_skipped_with_a_warning() {
+    let capture = Capture::default();
+    let _default = capture.install();
+    let (_server, ctrl) = setup().await;
+    let optimistic = optimistic_todos();
+    let before = ctrl.suspense(&optimistic.get(), params! { id: 2 }).await.unwrap();
+    let update = ctrl.fetch(&optimistic.update(), params! { id: 2 });
+    let outcome = update.body(&json!(["not", "an", "object"])).await;
+    let skipped = capture.events("optimistic layer skipped");
+    assert_eq!(skipped.len(), 1, "{:#?}", capture.seen());
+    assert_eq!(skipped[0].level, Level::WARN);
+    assert_eq!(skipped[0].fields["key"], "PUT /todos/2");
+    assert!(skipped[0].fields["error"].contains("object"), "{:?}", skipped[0].fields);
+    let after = ctrl.get_response(&optimistic.get(), params! { id: 2 }).unwrap();
+    assert_eq!(after.data.as_deref(), Some(&*before), "{outcome:?}");
+}

@@ -16,7 +16,7 @@ use super::gc::Gc;
 use super::write::{apply_layered, normalize_value, settle};
 use super::{DEFAULT_DATA_EXPIRY, KeyMap, Store, StoredResult, get_hashed};
 use crate::error::Error;
-use crate::json::as_map;
+use crate::json::{as_map, kind};
 use crate::refs::AnyStored;
 use crate::schema::denormalize::DenormalizeCtx;
 use crate::schema::normalize::Pending;
@@ -97,14 +97,19 @@ impl Layer {
 /// The layer's value against the state beneath it (R-OPTM-3), normalized with `S` and settled
 /// there; `None` means no layer.
 fn write_layer_with<S: Schema>(beneath: Layered<'_>, spec: &LayerSpec) -> Option<Written> {
+    // `args ⊕ body`; a body that is not an object gives the layer no value (it is skipped,
+    // with a warning).
     let merged = || {
         let mut m = as_map(&spec.args).clone();
         match &spec.body {
             Some(Value::Object(b)) => m.extend(b.iter().map(|(k, v)| (k.clone(), v.clone()))),
             None => {}
-            Some(_) => return None,
+            Some(other) => {
+                let reason = format!("the body of an optimistic update is {}, not an object", kind(other));
+                return Some(Err(Error::InvalidArgs { reason }));
+            }
         }
-        Some(Value::Object(m))
+        Some(Ok(Value::Object(m)))
     };
     let value = match spec.transform {
         Optimistic::Update | Optimistic::Push | Optimistic::Unshift | Optimistic::Remove | Optimistic::Move => merged(),
@@ -114,8 +119,12 @@ fn write_layer_with<S: Schema>(beneath: Layered<'_>, spec: &LayerSpec) -> Option
             S::query(&mut ctx).is_some_and(|r| r.is_ok()).then(merged).flatten()
         }
         // The empty answer of a delete stands for the args or the body array (R-RESP-6).
-        Optimistic::Delete => Some(Value::Null),
+        Optimistic::Delete => Some(Ok(Value::Null)),
     }?;
+    let value = match value {
+        Ok(value) => value,
+        Err(e) => return Some(Err(e)),
+    };
     let creates = matches!(spec.transform, Optimistic::Push | Optimistic::Unshift);
     let placeholder = creates.then(|| spec.placeholder.clone());
     let (args, body, policy) = (&spec.args, spec.body.as_ref(), spec.policy.as_deref());
