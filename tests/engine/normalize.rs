@@ -448,7 +448,7 @@ fn r_norm_9_an_unchanged_write_keeps_versions_and_identity() {
 
 /// R-NORM-3: an object that names an entity names its pk as a row holds it: args `{id: 1}` name
 /// the row of an `f64` pk read from `1`, and so does `1.0`; a number given as a string still
-/// names the pk its text is.
+/// names the pk its text is; a delete answered with the bare number names that row too.
 #[test]
 fn r_norm_3_args_name_a_float_pk_as_the_row_does() {
     #[derive(Clone, Debug, Default, PartialEq, Entity)]
@@ -473,6 +473,12 @@ fn r_norm_3_args_name_a_float_pk_as_the_row_does() {
         let read = store.get_response::<Reading>("GET /readings/x", &args).unwrap();
         assert_eq!(read.data.map(|r| r.v.clone()).as_deref(), Some(v), "{args}");
     }
+    // A delete answered with the bare number names the row too.
+    store
+        .set_response::<Invalidate<Reading>>("DELETE /readings/1", &(), &json!(1))
+        .unwrap();
+    let left = data::<Vec<Reading>>(&store, "GET /readings", &json!({}));
+    assert_eq!(left.iter().map(|r| r.v.as_str()).collect::<Vec<_>>(), ["b"]);
 }
 
 /// R-NORM-6: copies of an entity merge in document order also when one is inside a field

@@ -164,7 +164,12 @@ pub mod __private {
         input: &Value,
         field: &str,
     ) -> Option<String> {
-        let value = input.get(field)?;
+        pk_value_as::<T>(input.get(field)?)
+    }
+
+    /// `#[entity(pk)]`: the pk a bare value (a delete's answer) names, read as the pk field's
+    /// type `T` as [`pk_field_as`] reads a field.
+    pub fn pk_value_as<T: serde::de::DeserializeOwned + serde::Serialize>(value: &Value) -> Option<String> {
         let typed = T::deserialize(value).ok().and_then(|v| crate::pk::pk_of(&v));
         typed.or_else(|| crate::pk::pk_string(Some(value)))
     }

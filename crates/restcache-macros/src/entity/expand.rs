@@ -27,6 +27,22 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
     };
     let row_ty = &names.row;
 
+    // A bare pk (a delete's answer) read as the pk field's type, as a row holds it; a field read
+    // by a function, or a pk function, keeps the value's text.
+    let bare_pk = match pk {
+        Pk::Field(member, _) => fields
+            .iter()
+            .find(|f| f.member == *member && matches!(f.kind, FieldKind::Plain { deserialize_with: None }))
+            .map(|Field { ty, .. }| {
+                quote! {
+                    fn bare_pk(#input: &::restcache::__private::Value) -> ::core::option::Option<::std::string::String> {
+                        ::restcache::__private::pk_value_as::<#ty>(#input)
+                    }
+                }
+            }),
+        Pk::Fn(_) => None,
+    };
+
     let (pk, row_pk, row_ref) = match pk {
         Pk::Field(member, name) => (
             match fields.iter().find(|f| f.member == *member) {
@@ -129,6 +145,8 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
                 }
 
                 #row_ref
+
+                #bare_pk
 
                 #[allow(unused_variables)]
                 fn read<'s>(

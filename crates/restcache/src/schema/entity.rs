@@ -74,6 +74,13 @@ pub trait Entity: Default + Clone + Send + Sync + 'static {
     /// The primary key of a row just filled from a response (R-NORM-3).
     fn row_pk(row: &Self::Row) -> Option<String>;
 
+    /// The primary key a bare string or number names (an `Invalidate` input): as a row holds
+    /// it, when the pk is a field of a type the derive knows; else the value's text.
+    #[doc(hidden)]
+    fn bare_pk(input: &Value) -> Option<String> {
+        bare_pk_text(input)
+    }
+
     /// [`row_pk`](Self::row_pk) as the reference the store keeps; the derive writes a short pk
     /// inline, without a `String` in between.
     #[doc(hidden)]
@@ -162,7 +169,7 @@ pub mod entity_impl {
 
     pub fn invalidate<'de, E: Entity, D: Deserializer<'de>>(de: D) -> Result<String, D::Error> {
         let input: Value = serde::Deserialize::deserialize(de)?;
-        let pk = with(|n| invalidated_pk(&input, n, E::KEY, E::pk)).map_err(fail)?;
+        let pk = with(|n| invalidated_pk(&input, n, E::KEY, E::pk, E::bare_pk)).map_err(fail)?;
         with(|n| n.pending.invalid(E::KEY, &pk));
         Ok(pk)
     }
@@ -300,16 +307,22 @@ pub trait EntitySchema: Schema<Output = Self, Stored: Eq + Hash> + Clone {
     }
 }
 
-/// The pk an `Invalidate` input names: a string or number is the pk itself; an object goes
-/// through the pk rule.
+/// The pk a bare string or number names: its text.
+pub(crate) fn bare_pk_text(input: &Value) -> Option<String> {
+    string_form(input).map(|s| s.into_owned())
+}
+
+/// The pk an `Invalidate` input names: a string or number is the pk itself (`bare` reads it as
+/// a row holds it); an object goes through the pk rule (`pk`).
 pub(crate) fn invalidated_pk(
     input: &Value,
     ctx: &Normalizing,
     key: &str,
     pk: impl Fn(&Value) -> Option<String>,
+    bare: impl Fn(&Value) -> Option<String>,
 ) -> Result<String, Error> {
     let found = match input {
-        Value::String(_) | Value::Number(_) => string_form(input).map(|s| s.into_owned()),
+        Value::String(_) | Value::Number(_) => bare(input),
         // At the top of a delete response, an object with no usable pk falls back to the args
         // (R-RESP-6).
         Value::Object(_) => pk(input).or_else(|| if ctx.path.is_empty() { pk(&ctx.args) } else { None }),

@@ -8,7 +8,7 @@ use serde::de::value::StringDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use super::entity::invalidated_pk;
+use super::entity::{bare_pk_text, invalidated_pk};
 use super::normalize::{fail, invalid, refuse_other_kinds, take_error, with};
 use crate::pk::string_form;
 use crate::refs::{EntityRef, RefSink, UnionRef};
@@ -401,7 +401,7 @@ fn invalidate_value<U: Union>(
         let key = U::KEYS
             .get(i)
             .ok_or_else(|| ctx.invalid(Some(U::NAME), "no such variant"))?;
-        let pk = invalidated_pk(input, ctx, key, |o| U::pk_of_variant(i, o))?;
+        let pk = invalidated_pk(input, ctx, key, |o| U::pk_of_variant(i, o), bare_pk_text)?;
         ctx.pending.invalid(key, &pk);
         return Ok(pk);
     }
@@ -415,7 +415,7 @@ fn invalidate_value<U: Union>(
     // when the object has none, as for an entity: R-RESP-6).
     let bare = match input {
         Value::Object(_) => None,
-        _ => Some(invalidated_pk(input, ctx, U::NAME, |_| None)?),
+        _ => Some(invalidated_pk(input, ctx, U::NAME, |_| None, bare_pk_text)?),
     };
     let mut first = None;
     for (i, key) in U::KEYS.iter().enumerate() {
