@@ -169,9 +169,9 @@ pub(super) fn expand(model: &EntityModel) -> TokenStream {
 /// The body of `Entity::pk` for a pk field: the pk an object (query args, a deleted entity given
 /// as an object) names, as a row of that object would have it. The field's value under its JSON
 /// name, else under each of its `alias`es, read as the field's type (else taken as the pk rule
-/// takes a value: a number given as a string); for a field read by a function (`deserialize_with`, `with`), the field alone read
-/// from the object by serde with its own options and the struct's `rename_all`, so the pk is the
-/// one the function gives the row.
+/// takes a value: a number given as a string); for a field read by a function
+/// (`deserialize_with`, `with`), the field alone read from the object by serde with its own
+/// options and the struct's `rename_all`, so the pk is the one the function gives the row.
 fn pk_of_object(field: &Field, name: &str, container: &[syn::Meta], input: &Ident) -> TokenStream {
     let Field {
         member, ty, forwarded, ..

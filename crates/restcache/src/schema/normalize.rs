@@ -180,7 +180,6 @@ impl Pending {
 
     /// Logs a write while a field waits; whether the fields after the one being normalized
     /// wrote `(table, pk)`.
-    #[cold]
     fn log_waiting(&mut self, table: &'static str, pk: &str) -> bool {
         let Some(w) = self.waiting.as_mut() else { return false };
         let writes = w.writes.entry(table).or_default().entry(pk.to_owned()).or_default();

@@ -1070,7 +1070,7 @@ impl Store {
             }
             let name = self.tables.name(id);
             let t = self.tables.table_mut(id);
-            let Some((_, slot)) = t.rows.get_index(row) else {
+            let Some((pk, slot)) = t.rows.get_index(row) else {
                 continue;
             };
             if !cycle.removes(slot) {
@@ -1085,11 +1085,10 @@ impl Store {
             // state goes with its removal, to give it the place the removal gives away.
             let was = match (&self.journal, name) {
                 (Some(journal), Some(name)) if journal.since <= slot.meta.written_at => {
-                    (t.rows.get_index(row)).map(|(pk, slot)| Change::row(name, pk.as_str(), slot))
+                    Some(Change::row(name, pk.as_str(), slot))
                 }
                 _ => None,
             };
-            let t = self.tables.table_mut(id);
             let Some((pk, _)) = t.rows.swap_remove(row) else {
                 continue;
             };
