@@ -96,6 +96,18 @@ fn todos_collection(step_work: usize) -> Store {
     store
 }
 
+/// A store collecting in steps of 8, whose `GET /todos` (todos 0..100, owned by u1) has grown
+/// old and is read by nobody.
+async fn old_hundred_todos() -> Store {
+    let mut store = Store::new();
+    store.set_gc(GcPolicy::new().max_age(AGE).step_work(8));
+    store
+        .set_response::<Vec<Todo>>("GET /todos", &(), &todos(0..100, "u1"))
+        .unwrap();
+    tokio::time::advance(AGE * 2).await;
+    store
+}
+
 /// What a whole cycle removed: keys and rows.
 fn collect(store: &mut Store) -> (usize, usize) {
     let report = store.gc();
@@ -599,12 +611,7 @@ async fn r_gc_1_a_key_only_read_keeps_its_memoized_read_while_young() {
 /// is retained and first read while a cycle runs.
 #[tokio::test(start_paused = true)]
 async fn r_gc_5_a_key_retained_while_a_cycle_runs_keeps_the_row_it_shows() {
-    let mut store = Store::new();
-    store.set_gc(GcPolicy::new().max_age(AGE).step_work(8));
-    store
-        .set_response::<Vec<Todo>>("GET /todos", &(), &todos(0..100, "u1"))
-        .unwrap();
-    tokio::time::advance(AGE * 2).await;
+    let mut store = old_hundred_todos().await;
     // The list is old and unread: the cycle removes it, and starts sweeping its rows.
     step_until_sweeping(&mut store);
     // A live view of todo 1 opens between two steps: it retains its key and reads it.
@@ -819,12 +826,7 @@ async fn r_gc_3_rows_are_kept_through_maps_pages_and_nested_collections() {
 /// the rows that read then finds, though the cycle looked at the key before the read.
 #[tokio::test(start_paused = true)]
 async fn r_gc_5_a_key_retained_before_its_first_read_keeps_what_it_reads() {
-    let mut store = Store::new();
-    store.set_gc(GcPolicy::new().max_age(AGE).step_work(8));
-    store
-        .set_response::<Vec<Todo>>("GET /todos", &(), &todos(0..100, "u1"))
-        .unwrap();
-    tokio::time::advance(AGE * 2).await;
+    let mut store = old_hundred_todos().await;
     store.retain("GET /todos/1");
     store.gc_step();
     assert_eq!(todo_1_title(&store).as_deref(), Some("todo 1"));

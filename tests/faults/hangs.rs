@@ -187,6 +187,33 @@ impl Free {
     }
 }
 
+/// A Controller holding todo [`ID`], and a second GET of it that the server holds; later
+/// requests to the path are answered at once.
+struct Hung {
+    server: DemoServer,
+    ctrl: Controller,
+    get: RestEndpoint<Todo>,
+    hung: tokio::task::JoinHandle<Result<Arc<Todo>, Error>>,
+    held: demo_api::Held,
+}
+
+async fn hung_get() -> Hung {
+    let server = DemoServer::start_on_thread().unwrap();
+    let ctrl = controller(&server, |b| b);
+    let get = todos().get();
+    ctrl.fetch(&get, params! { id: ID }).await.unwrap();
+    let mut hold = server.hold(PATH);
+    let hung = spawn_fetch(ctrl.fetch(&get, params! { id: ID }));
+    let held = hold.arrived().await;
+    Hung {
+        server,
+        ctrl,
+        get,
+        hung,
+        held,
+    }
+}
+
 /// R-EXP-2, R-EXP-4: a GET sent before `invalidate`, `invalidate_all` or `expire_all` and
 /// answered after it does not make the key fresh again: its caller gets the answer, but the key
 /// stays invalid (or expired), so the next read fetches. The answer was made before the app
@@ -194,14 +221,13 @@ impl Free {
 #[tokio::test]
 async fn r_exp_2_a_get_sent_before_an_invalidation_leaves_the_key_invalid() {
     for free in [Free::Invalidate, Free::InvalidateAll, Free::ExpireAll] {
-        let server = DemoServer::start_on_thread().unwrap();
-        let ctrl = controller(&server, |b| b);
-        let get = todos().get();
-        ctrl.fetch(&get, params! { id: ID }).await.unwrap();
-        let mut hold = server.hold(PATH);
-        let hung = spawn_fetch(ctrl.fetch(&get, params! { id: ID }));
-        let held = hold.arrived().await;
-        drop(hold);
+        let Hung {
+            server,
+            ctrl,
+            get,
+            hung,
+            held,
+        } = hung_get().await;
         free.apply(&ctrl, &get);
         held.release();
         assert_eq!(
@@ -301,15 +327,13 @@ async fn r_fetch_2_after_invalidate_expire_all_or_reset_a_read_does_not_join_a_h
             continue;
         }
         let label = format!("{free:?}, then {}", if suspense { "suspense" } else { "fetch" });
-        let server = DemoServer::start_on_thread().unwrap();
-        let ctrl = controller(&server, |b| b);
-        let get = todos().get();
-        ctrl.fetch(&get, params! { id: ID }).await.unwrap();
-        let mut hold = server.hold(PATH);
-        let hung = spawn_fetch(ctrl.fetch(&get, params! { id: ID }));
-        let held = hold.arrived().await;
-        // Later requests to the path are answered at once.
-        drop(hold);
+        let Hung {
+            server,
+            ctrl,
+            get,
+            hung,
+            held,
+        } = hung_get().await;
         free.apply(&ctrl, &get);
         let sent = server.requests().len();
         let mut read: Pin<Box<dyn Future<Output = Result<Arc<Todo>, Error>> + '_>> = if suspense {
